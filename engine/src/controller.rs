@@ -1,0 +1,295 @@
+//! The UCI session: reads GUI lines, keeps the game and the options, and
+//! runs each search on its own thread so that this one stays free to answer
+//! `isready` and to act on `stop` and `ponderhit` at once.
+
+use std::io::{BufRead, Write};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use backrank_search::score::{is_mate, mate_in_moves};
+use backrank_search::{Clock, Limits, Report, Search, Signals, position_keys};
+use backrank_uci::notation::{format_move, parse_move, shredder_fen, x_fen};
+use backrank_uci::options::OPTIONS;
+use backrank_uci::{BestMove, Command, EngineOption, GoLimits, Info, Score};
+use parking_lot::Mutex;
+use shakmaty::{Chess, Color, Position};
+
+use crate::game::Game;
+use crate::perft::divide_report;
+use crate::{ENGINE_AUTHOR, ENGINE_NAME};
+
+/// Stack of the thread that runs the main search.
+const SEARCH_STACK_BYTES: usize = 16 << 20;
+
+/// Writes one line to stdout and flushes it (the GUI reads line by line).
+pub fn send(line: &str) {
+    let mut out = std::io::stdout().lock();
+    // A GUI that closed the pipe cannot be told anything: ignore the error.
+    let _ = writeln!(out, "{line}");
+    let _ = out.flush();
+}
+
+/// The `info` line of a search report.
+pub fn info_of(report: &Report, chess960: bool) -> Info {
+    let millis = report.elapsed.as_millis() as u64;
+    let score = if is_mate(report.score) {
+        Score::Mate(mate_in_moves(report.score))
+    } else {
+        Score::Cp(report.score)
+    };
+    Info {
+        depth: Some(report.depth),
+        seldepth: Some(report.seldepth),
+        score: Some(score),
+        nodes: Some(report.nodes),
+        nps: Some(report.nodes * 1000 / millis.max(1)),
+        hashfull: Some(report.hashfull),
+        time_ms: Some(millis),
+        pv: report.pv.iter().map(|&m| format_move(m, chess960)).collect(),
+        ..Info::default()
+    }
+}
+
+/// A UCI session.
+pub struct Controller {
+    search: Arc<Mutex<Search>>,
+    signals: Arc<Signals>,
+    game: Game,
+    chess960: bool,
+    move_overhead_ms: u64,
+    running: Option<JoinHandle<()>>,
+}
+
+impl Default for Controller {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Controller {
+    pub fn new() -> Controller {
+        let search = Search::new(16, 1).expect("a 16 MB hash table");
+        Controller {
+            search: Arc::new(Mutex::new(search)),
+            signals: Arc::new(Signals::default()),
+            game: Game::default(),
+            chess960: false,
+            move_overhead_ms: 10,
+            running: None,
+        }
+    }
+
+    /// Reads commands until `quit` or the end of input.
+    pub fn run(&mut self, input: impl BufRead) {
+        let mut input = input;
+        let mut bytes = Vec::new();
+        loop {
+            bytes.clear();
+            // Bytes, not `lines()`: a line that is not UTF-8 is reported and
+            // skipped rather than ending the session.
+            match input.read_until(b'\n', &mut bytes) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let line = String::from_utf8_lossy(&bytes);
+            if line.trim().is_empty() {
+                continue;
+            }
+            match line.parse::<Command>() {
+                Ok(Command::Quit) => break,
+                Ok(command) => self.handle(command),
+                Err(e) => send(&Info::string(format!("{e}; ignored")).to_string()),
+            }
+        }
+        self.finish_search();
+    }
+
+    fn handle(&mut self, command: Command) {
+        match command {
+            Command::Uci => self.identify(),
+            Command::IsReady => send("readyok"),
+            Command::Debug(_) => {}
+            Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
+            Command::UciNewGame => {
+                self.finish_search();
+                self.search.lock().clear();
+                self.game = Game::default();
+            }
+            Command::Position { start, moves } => match Game::from_command(&start, &moves) {
+                Ok((game, warning)) => {
+                    self.game = game;
+                    if let Some(why) = warning {
+                        send(&Info::string(why).to_string());
+                    }
+                }
+                Err(e) => send(&Info::string(format!("{e}; keeping the previous position")).to_string()),
+            },
+            Command::Go(limits) => self.go(limits),
+            Command::Stop => self.signals.stop(),
+            Command::PonderHit => self.signals.ponderhit(),
+            Command::Quit => self.finish_search(),
+            Command::Display => self.display(),
+            Command::Eval => self.eval(),
+        }
+    }
+
+    fn identify(&self) {
+        send(&format!("id name {ENGINE_NAME}"));
+        send(&format!("id author {ENGINE_AUTHOR}"));
+        for option in OPTIONS {
+            send(&option.to_string());
+        }
+        send("uciok");
+    }
+
+    fn is_searching(&self) -> bool {
+        self.running.as_ref().is_some_and(|handle| !handle.is_finished())
+    }
+
+    /// Stops the running search, if any, and waits for its `bestmove`.
+    fn finish_search(&mut self) {
+        if let Some(handle) = self.running.take() {
+            self.signals.stop();
+            let _ = handle.join();
+        }
+    }
+
+    fn set_option(&mut self, name: &str, value: Option<&str>) {
+        let option = match EngineOption::parse(name, value) {
+            Ok(option) => option,
+            Err(e) => return send(&Info::string(format!("{e}; ignored")).to_string()),
+        };
+        let needs_search =
+            matches!(option, EngineOption::HashMb(_) | EngineOption::Threads(_) | EngineOption::ClearHash);
+        if needs_search && self.is_searching() {
+            return send(&Info::string(format!("cannot set '{name}' while searching; ignored")).to_string());
+        }
+        self.finish_search();
+        match option {
+            EngineOption::HashMb(mb) => {
+                if let Err(e) = self.search.lock().resize_hash(mb) {
+                    send(&Info::string(format!("{e}; keeping the previous table")).to_string());
+                }
+            }
+            EngineOption::Threads(n) => self.search.lock().set_threads(n),
+            EngineOption::ClearHash => self.search.lock().clear(),
+            EngineOption::Ponder(_) => {}
+            EngineOption::Chess960(on) => self.chess960 = on,
+            EngineOption::MoveOverheadMs(ms) => self.move_overhead_ms = ms,
+        }
+    }
+
+    /// The search limits of a `go`, from the side to move's view.
+    fn limits_of(&self, go: &GoLimits, root: &Chess) -> Limits {
+        let white = root.turn() == Color::White;
+        let (time, increment) = if white { (go.wtime, go.winc) } else { (go.btime, go.binc) };
+        let clock = time.map(|time_ms| Clock {
+            time_ms,
+            increment_ms: increment.unwrap_or(0),
+            moves_to_go: go.movestogo,
+        });
+        let mut searchmoves = Vec::new();
+        for text in &go.searchmoves {
+            match parse_move(root, text) {
+                Ok(m) => searchmoves.push(m),
+                Err(e) => send(&Info::string(format!("searchmoves: {e}; ignored")).to_string()),
+            }
+        }
+        // A bare `go` searches until `stop`, as in other engines.
+        let unbounded = clock.is_none()
+            && go.depth.is_none()
+            && go.nodes.is_none()
+            && go.mate.is_none()
+            && go.movetime.is_none();
+        Limits {
+            depth: go.depth,
+            nodes: go.nodes,
+            mate: go.mate,
+            movetime_ms: go.movetime,
+            clock,
+            infinite: go.infinite || unbounded,
+            searchmoves,
+            move_overhead_ms: self.move_overhead_ms,
+        }
+    }
+
+    fn go(&mut self, go: GoLimits) {
+        self.finish_search();
+        let root = self.game.current().clone();
+        if let Some(depth) = go.perft {
+            for line in divide_report(&root, depth, self.chess960) {
+                send(&line);
+            }
+            return;
+        }
+        let limits = self.limits_of(&go, &root);
+        let game_keys = position_keys(self.game.history());
+        let (search, signals, chess960) =
+            (Arc::clone(&self.search), Arc::clone(&self.signals), self.chess960);
+        // Reset before the thread starts: a `stop` right after `go` must not be lost.
+        signals.reset(go.ponder);
+        let thread = std::thread::Builder::new().stack_size(SEARCH_STACK_BYTES).spawn(move || {
+            let mut search = search.lock();
+            let result = search.go(&root, &game_keys, &limits, &signals, |report| {
+                send(&info_of(report, chess960).to_string());
+            });
+            let mut last = info_of(&result.report, chess960);
+            if result.best.is_none() {
+                last = Info { depth: Some(0), score: last.score, ..Info::default() };
+            }
+            send(&last.to_string());
+            let best = BestMove {
+                best: result.best.map(|m| format_move(m, chess960)),
+                ponder: result.ponder.map(|m| format_move(m, chess960)),
+            };
+            send(&best.to_string());
+        });
+        match thread {
+            Ok(handle) => self.running = Some(handle),
+            Err(e) => {
+                send(&Info::string(format!("cannot start the search: {e}")).to_string());
+                send(&BestMove::default().to_string());
+            }
+        }
+    }
+
+    fn display(&self) {
+        let pos = self.game.current();
+        let board = pos.board();
+        send("");
+        for rank in (0..8).rev() {
+            send(" +---+---+---+---+---+---+---+---+");
+            let mut row = String::from(" |");
+            for file in 0..8 {
+                let sq = shakmaty::Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank));
+                let c = board.piece_at(sq).map_or(' ', |p| p.char());
+                row.push_str(&format!(" {c} |"));
+            }
+            send(&format!("{row} {}", rank + 1));
+        }
+        send(" +---+---+---+---+---+---+---+---+");
+        send("   a   b   c   d   e   f   g   h");
+        send("");
+        send(&format!("Fen: {}", x_fen(pos)));
+        send(&format!("Shredder-FEN: {}", shredder_fen(pos)));
+        let checkers: Vec<String> = pos.checkers().into_iter().map(|sq| sq.to_string()).collect();
+        send(&format!("Checkers: {}", checkers.join(" ")));
+    }
+
+    fn eval(&self) {
+        let trace = backrank_eval::trace(self.game.current());
+        let [white, black] = trace.material;
+        let [white_psq, black_psq] = trace.placement;
+        send("      Term |    White    |    Black    ");
+        send("           |   MG    EG  |   MG    EG  ");
+        send(&format!(" Material  | {:5} {:5} | {:5} {:5}", white.mg, white.eg, black.mg, black.eg));
+        send(&format!(
+            " Placement | {:5} {:5} | {:5} {:5}",
+            white_psq.mg, white_psq.eg, black_psq.mg, black_psq.eg
+        ));
+        send(&format!(" Phase     | {} of {}", trace.phase, backrank_eval::MAX_PHASE));
+        send(&format!(" Tempo     | {}", backrank_eval::TEMPO));
+        send("");
+        send(&format!("Final evaluation: {} (side to move)", trace.score));
+    }
+}

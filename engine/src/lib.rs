@@ -1,0 +1,13 @@
+//! The Backrank engine: wiring between the GUI (`backrank_uci`), the search
+//! (`backrank_search`) and the evaluation (`backrank_eval`), plus the
+//! command-line tools `bench`, `perft` and `frc`.
+
+pub mod bench;
+pub mod controller;
+pub mod frc;
+pub mod game;
+pub mod perft;
+
+/// Name and author as `uci` announces them.
+pub const ENGINE_NAME: &str = concat!("Backrank ", env!("CARGO_PKG_VERSION"));
+pub const ENGINE_AUTHOR: &str = "the Backrank developers";

@@ -1,0 +1,58 @@
+//! `backrank`: with no arguments, a UCI engine on stdin/stdout. Subcommands:
+//! `bench [depth]`, `perft "<FEN>" <depth>`, `frc <n> [<m>] | frc random`.
+
+use std::process::ExitCode;
+
+use backrank::controller::Controller;
+use backrank::{bench, frc, perft};
+use backrank_uci::notation::{parse_fen, shredder_fen, x_fen};
+
+const USAGE: &str = "usage: backrank [bench [depth] | perft \"<FEN>\" <depth> | frc <n> [<m>] | frc random]";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let result = match args.as_slice() {
+        [] => {
+            Controller::new().run(std::io::stdin().lock());
+            Ok(())
+        }
+        ["bench"] => bench::run(bench::DEFAULT_DEPTH),
+        ["bench", depth] => depth.parse().map_err(|_| USAGE.to_string()).and_then(bench::run),
+        ["perft", fen, depth] => run_perft(fen, depth),
+        ["frc", "random"] => print_frc(frc::random_number(), None),
+        ["frc", n] => print_frc_args(n, None),
+        ["frc", n, m] => print_frc_args(n, Some(m)),
+        _ => Err(USAGE.to_string()),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_perft(fen: &str, depth: &str) -> Result<(), String> {
+    let depth: u32 = depth.parse().map_err(|_| USAGE.to_string())?;
+    let pos = if fen == "startpos" { shakmaty::Chess::default() } else { parse_fen(fen)? };
+    for line in perft::divide_report(&pos, depth, true) {
+        println!("{line}");
+    }
+    Ok(())
+}
+
+fn print_frc_args(white: &str, black: Option<&str>) -> Result<(), String> {
+    let number =
+        |s: &str| s.parse::<u32>().map_err(|_| format!("'{s}' is not a start position number (0-959)"));
+    print_frc(number(white)?, black.map(number).transpose()?)
+}
+
+fn print_frc(white: u32, black: Option<u32>) -> Result<(), String> {
+    let black = black.unwrap_or(white);
+    let pos = frc::position(white, black).ok_or("start positions are numbered 0 to 959")?;
+    println!("{}", shredder_fen(&pos));
+    println!("{}", x_fen(&pos));
+    Ok(())
+}

@@ -1,0 +1,31 @@
+//! Backrank's search: iterative deepening PVS alpha-beta over
+//! `shakmaty::Chess` (always in Chess960 castling mode), Lazy SMP threads
+//! over a shared lock-free transposition table.
+//!
+//! The crate never prints: [`Search::go`] reports through a callback and
+//! returns a [`SearchResult`]; the engine formats both for the GUI.
+//!
+//! Layout, one concept a file:
+//! * [`limits`]: search limits and the time manager;
+//! * [`tt`]: the transposition table;
+//! * `history`: killers and history heuristics;
+//! * `movepick`: move ordering;
+//! * `negamax`: alpha-beta and quiescence;
+//! * `worker`: one thread's state and its iterative deepening;
+//! * `pool`: the thread pool and the front door;
+//! * [`params`]: every tunable number;
+//! * [`score`]: score and mate conventions.
+
+mod history;
+pub mod limits;
+mod movepick;
+mod negamax;
+pub mod params;
+mod pool;
+pub mod score;
+pub mod tt;
+mod worker;
+
+pub use limits::{Clock, Limits, TimeManager};
+pub use pool::{Report, Search, SearchResult, position_keys};
+pub use worker::Signals;

@@ -1,0 +1,156 @@
+//! What bounds a search (depth, nodes, mate, clocks), and the time manager
+//! that turns a clock into a soft target and a hard limit.
+
+use std::time::{Duration, Instant};
+
+use shakmaty::Move;
+
+use crate::params::{
+    DEFAULT_MOVES_TO_GO, HARD_MAX_LAST_MOVE_PCT, HARD_MAX_PCT, HARD_PER_SOFT, INCREMENT_SHARE_PCT,
+    NEW_ITERATION_PCT, SOFT_MAX_LAST_MOVE_PCT, SOFT_MAX_PCT,
+};
+use crate::score::MAX_PLY;
+
+/// The side to move's clock, in milliseconds (values may be zero or negative).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Clock {
+    pub time_ms: i64,
+    pub increment_ms: i64,
+    pub moves_to_go: Option<u32>,
+}
+
+/// Limits of one search, already taken from the side to move's view.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Limits {
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    /// Stop once a mate in this many moves (or fewer) is found.
+    pub mate: Option<u32>,
+    pub movetime_ms: Option<i64>,
+    pub clock: Option<Clock>,
+    /// Search until `stop`, whatever else is set.
+    pub infinite: bool,
+    /// Root moves to consider; empty means all.
+    pub searchmoves: Vec<Move>,
+    /// Milliseconds kept back for the GUI and the pipe.
+    pub move_overhead_ms: u64,
+}
+
+impl Limits {
+    /// A fixed-depth search (bench, tests).
+    pub fn depth(depth: u32) -> Limits {
+        Limits { depth: Some(depth), ..Limits::default() }
+    }
+
+    /// The deepest iteration allowed.
+    pub fn max_depth(&self) -> i32 {
+        self.depth.map_or(MAX_PLY as i32 - 1, |d| d.clamp(1, MAX_PLY as u32 - 1) as i32)
+    }
+}
+
+/// Soft target and hard limit of one search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeManager {
+    /// Do not start another iteration after this.
+    pub soft: Option<Duration>,
+    /// Abort the search at this.
+    pub hard: Option<Duration>,
+}
+
+impl TimeManager {
+    /// Budgets for `limits`. With neither clock nor movetime, unlimited.
+    pub fn new(limits: &Limits) -> TimeManager {
+        if limits.infinite {
+            return TimeManager { soft: None, hard: None };
+        }
+        let overhead = limits.move_overhead_ms as i64;
+        if let Some(movetime) = limits.movetime_ms {
+            let budget = ms((movetime - overhead).max(1));
+            return TimeManager { soft: Some(budget), hard: Some(budget) };
+        }
+        let Some(clock) = limits.clock else {
+            return TimeManager { soft: None, hard: None };
+        };
+        // Keep the overhead back, and never plan with less than a millisecond.
+        let left = (clock.time_ms - overhead).max(1);
+        let increment = clock.increment_ms.max(0);
+        let last_move = clock.moves_to_go == Some(1);
+        let moves_to_go = clock.moves_to_go.map_or(DEFAULT_MOVES_TO_GO, |m| i64::from(m.clamp(1, 50)));
+        let (soft_max, hard_max) = if last_move {
+            (SOFT_MAX_LAST_MOVE_PCT, HARD_MAX_LAST_MOVE_PCT)
+        } else {
+            (SOFT_MAX_PCT, HARD_MAX_PCT)
+        };
+        let hard = (left / moves_to_go + increment * INCREMENT_SHARE_PCT / 100) * HARD_PER_SOFT;
+        let hard = hard.min(left * hard_max / 100).max(1);
+        let soft = (left / moves_to_go + increment * INCREMENT_SHARE_PCT / 100)
+            .min(left * soft_max / 100)
+            .clamp(1, hard);
+        TimeManager { soft: Some(ms(soft)), hard: Some(ms(hard)) }
+    }
+
+    /// True once it is too late to start another iteration: past a share
+    /// of the soft target (see [`NEW_ITERATION_PCT`]).
+    pub fn iteration_time_over(&self, start: Instant) -> bool {
+        self.soft.is_some_and(|soft| start.elapsed() >= soft * NEW_ITERATION_PCT / 100)
+    }
+
+    /// True once the hard limit has passed since `start`.
+    pub fn hard_expired(&self, start: Instant) -> bool {
+        self.hard.is_some_and(|hard| start.elapsed() >= hard)
+    }
+}
+
+fn ms(millis: i64) -> Duration {
+    Duration::from_millis(millis.max(0) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clock(time_ms: i64, increment_ms: i64, moves_to_go: Option<u32>) -> Limits {
+        Limits {
+            clock: Some(Clock { time_ms, increment_ms, moves_to_go }),
+            move_overhead_ms: 10,
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn budgets_stay_inside_the_clock() {
+        for (time, inc, mtg) in [
+            (60_000, 0, None),
+            (1_000, 10, None),
+            (8_000, 80, None),
+            (4_000, 0, Some(40)),
+            (500, 0, Some(1)),
+            (50, 0, None),
+        ] {
+            let tm = TimeManager::new(&clock(time, inc, mtg));
+            let (soft, hard) = (tm.soft.unwrap(), tm.hard.unwrap());
+            assert!(soft <= hard, "{time}+{inc}/{mtg:?}");
+            assert!(hard.as_millis() as i64 <= (time - 10) * 7 / 10 + 1, "{time}+{inc}/{mtg:?}: {hard:?}");
+            if mtg != Some(1) {
+                // A third of the clock at most: a low clock rebuilds from the increment.
+                assert!(hard.as_millis() as i64 <= (time - 10) / 3 + 1, "{time}+{inc}/{mtg:?}: {hard:?}");
+            }
+            assert!(soft.as_millis() > 0);
+        }
+    }
+
+    #[test]
+    fn empty_or_negative_clock_still_moves() {
+        let tm = TimeManager::new(&clock(-500, 0, None));
+        assert_eq!(tm.hard, Some(Duration::from_millis(1)));
+        let tm = TimeManager::new(&Limits { movetime_ms: Some(0), ..Limits::default() });
+        assert_eq!(tm.hard, Some(Duration::from_millis(1)));
+    }
+
+    #[test]
+    fn infinite_and_depth_have_no_clock() {
+        let tm = TimeManager::new(&Limits { infinite: true, ..clock(1000, 0, None) });
+        assert_eq!(tm, TimeManager { soft: None, hard: None });
+        assert_eq!(TimeManager::new(&Limits::depth(5)).hard, None);
+    }
+}

@@ -1,0 +1,248 @@
+//! The alpha-beta search proper: principal variation search with a
+//! quiescence search at the leaves.
+
+use backrank_eval::evaluate;
+use shakmaty::{Chess, Move, Position};
+
+use crate::history::bonus;
+use crate::movepick::{MovePicker, is_noisy};
+use crate::score::{DRAW, MAX_PLY, mated_in};
+use crate::tt::{Bound, pack_move};
+use crate::worker::{Shared, Worker, key_after};
+
+/// Neither side can mate: bare kings, or a single minor piece.
+fn is_insufficient_material(pos: &Chess) -> bool {
+    let board = pos.board();
+    (board.pawns() | board.rooks() | board.queens()).is_empty() && board.occupied().count() <= 3
+}
+
+impl Worker {
+    /// True if the current node (the last key pushed) repeats an earlier
+    /// position since the last irreversible move.
+    fn is_repetition(&self, halfmoves: u32) -> bool {
+        let current = self.keys.len() - 1;
+        let key = self.keys[current];
+        let reach = (halfmoves as usize).min(current);
+        (4..=reach).step_by(2).any(|back| self.keys[current - back] == key)
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        let (head, tail) = self.pv.split_at_mut(ply + 1);
+        let line = &mut head[ply];
+        line.clear();
+        line.push(m);
+        line.extend_from_slice(&tail[0]);
+    }
+
+    /// Negamax with alpha-beta and PVS. `key` is `pos`'s key, already on
+    /// the key stack. Returns a score from the side to move's view.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn negamax(
+        &mut self,
+        shared: &Shared,
+        pos: &Chess,
+        key: u64,
+        depth: i32,
+        ply: usize,
+        mut alpha: i32,
+        mut beta: i32,
+    ) -> i32 {
+        let root = ply == 0;
+        let pv_node = beta - alpha > 1;
+        self.pv[ply].clear();
+        if depth <= 0 {
+            return self.quiescence(shared, pos, ply, alpha, beta);
+        }
+        if self.count_node(shared) && !root {
+            return DRAW;
+        }
+        self.seldepth = self.seldepth.max(ply + 1);
+
+        if !root {
+            // Draws by rule. (A mate on the hundredth half-move still counts:
+            // that case is caught below, where there are no legal moves.)
+            if is_insufficient_material(pos) || self.is_repetition(pos.halfmoves()) {
+                return DRAW;
+            }
+            if pos.halfmoves() >= 100 && !(pos.is_check() && pos.legal_moves().is_empty()) {
+                return DRAW;
+            }
+            if ply >= MAX_PLY - 1 {
+                return evaluate(pos);
+            }
+            // Mate distance pruning: no line from here can beat a mate
+            // already found nearer the root.
+            alpha = alpha.max(mated_in(ply));
+            beta = beta.min(-mated_in(ply + 1));
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        // Transposition table: a deep enough result ends a non-PV node.
+        let tt_hit = shared.tt.probe(key, ply);
+        if let Some(hit) = tt_hit
+            && !pv_node
+            && hit.depth >= depth
+        {
+            let cutoff = match hit.bound {
+                Bound::Exact => true,
+                Bound::Lower => hit.score >= beta,
+                Bound::Upper => hit.score <= alpha,
+            };
+            if cutoff {
+                return hit.score;
+            }
+        }
+        let tt_move = tt_hit.map_or(0, |hit| hit.packed_move);
+
+        let mut moves = pos.legal_moves();
+        if root {
+            moves.retain(|m| self.root_moves.contains(m));
+        }
+        let in_check = pos.is_check();
+        if moves.is_empty() {
+            return if in_check { mated_in(ply) } else { DRAW };
+        }
+
+        let static_eval = if in_check { DRAW } else { evaluate(pos) };
+        let side = pos.turn();
+        let original_alpha = alpha;
+        let mut best_score = -crate::score::INFINITY;
+        let mut best_move: Option<Move> = None;
+        let mut quiets_tried: Vec<Move> = Vec::new();
+
+        let picker = MovePicker::new(moves, tt_move, &self.histories, side, ply);
+        for (index, m) in picker.enumerate() {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let child_key = key_after(pos, key, m, &child);
+            // Check extension: a move that gives check is searched a ply
+            // deeper, so that forcing lines are not cut at the horizon.
+            let extension = i32::from(child.is_check() && ply < 2 * MAX_PLY / 3);
+            let new_depth = depth - 1 + extension;
+
+            self.keys.push(child_key);
+            let score = if index == 0 {
+                -self.negamax(shared, &child, child_key, new_depth, ply + 1, -beta, -alpha)
+            } else {
+                // PVS: prove the move worse with a null window; re-search
+                // with the full window only when it is not.
+                let mut score =
+                    -self.negamax(shared, &child, child_key, new_depth, ply + 1, -alpha - 1, -alpha);
+                if score > alpha && score < beta {
+                    score = -self.negamax(shared, &child, child_key, new_depth, ply + 1, -beta, -alpha);
+                }
+                score
+            };
+            self.keys.pop();
+
+            if shared.signals.is_stopped() && !(root && index == 0) {
+                return DRAW;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    alpha = score;
+                    if pv_node || root {
+                        self.update_pv(ply, m);
+                    }
+                    if score >= beta {
+                        if !is_noisy(m) {
+                            self.reward_quiet(side, m, &quiets_tried, depth, ply);
+                        }
+                        break;
+                    }
+                }
+            }
+            if !is_noisy(m) {
+                quiets_tried.push(m);
+            }
+        }
+
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > original_alpha {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        if !(root && shared.signals.is_stopped()) {
+            let packed = best_move.map_or(0, pack_move);
+            shared.tt.store(key, ply, packed, best_score, static_eval, depth, bound);
+        }
+        best_score
+    }
+
+    /// A quiet move caused a cut-off: it becomes a killer and gains history;
+    /// the quiet moves tried before it lose history.
+    fn reward_quiet(&mut self, side: shakmaty::Color, m: Move, tried: &[Move], depth: i32, ply: usize) {
+        let delta = bonus(depth);
+        self.histories.add_killer(ply, m);
+        self.histories.update_quiet(side, m, delta);
+        for &other in tried {
+            self.histories.update_quiet(side, other, -delta);
+        }
+    }
+
+    /// Quiescence search: only captures and promotions (all evasions when in
+    /// check), with the static evaluation as a lower bound ("stand pat")
+    /// since the side to move need not capture.
+    pub(crate) fn quiescence(
+        &mut self,
+        shared: &Shared,
+        pos: &Chess,
+        ply: usize,
+        mut alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        if self.count_node(shared) {
+            return DRAW;
+        }
+        self.seldepth = self.seldepth.max(ply + 1);
+        if ply >= MAX_PLY - 1 {
+            return evaluate(pos);
+        }
+        if is_insufficient_material(pos) {
+            return DRAW;
+        }
+        let in_check = pos.is_check();
+        let mut best_score = -crate::score::INFINITY;
+        if !in_check {
+            let stand_pat = evaluate(pos);
+            if stand_pat >= beta {
+                return stand_pat;
+            }
+            alpha = alpha.max(stand_pat);
+            best_score = stand_pat;
+        }
+
+        let mut moves = pos.legal_moves();
+        if in_check && moves.is_empty() {
+            return mated_in(ply);
+        }
+        if !in_check {
+            moves.retain(|m| m.is_capture() || m.promotion() == Some(shakmaty::Role::Queen));
+        }
+        let picker = MovePicker::new(moves, 0, &self.histories, pos.turn(), ply);
+        for m in picker {
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let score = -self.quiescence(shared, &child, ply + 1, -beta, -alpha);
+            if shared.signals.is_stopped() {
+                return DRAW;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    alpha = score;
+                    if score >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        best_score
+    }
+}

@@ -1,0 +1,268 @@
+//! The search front door: a pool of workers over one shared table (Lazy
+//! SMP). The calling thread runs the main worker, which alone reports and
+//! decides the move; helpers search the same tree and share what they find
+//! through the table.
+
+use std::sync::atomic::AtomicU64;
+use std::time::{Duration, Instant};
+
+use shakmaty::{Chess, Move, Position};
+
+use crate::limits::{Limits, TimeManager};
+use crate::tt::TranspositionTable;
+use crate::worker::{Iteration, Shared, Signals, Worker};
+
+/// Stack for search threads: the recursion holds a position and a move list per ply.
+const THREAD_STACK_BYTES: usize = 16 << 20;
+
+/// What the search tells its caller after each iteration and at the end.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Report {
+    pub depth: u32,
+    pub seldepth: u32,
+    /// Centipawns or a mate score (see [`crate::score`]), side to move.
+    pub score: i32,
+    pub nodes: u64,
+    pub elapsed: Duration,
+    /// Permille of the table in use.
+    pub hashfull: u32,
+    pub pv: Vec<Move>,
+}
+
+/// The outcome of a search.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchResult {
+    /// `None` only when there is no legal move.
+    pub best: Option<Move>,
+    /// The expected reply, to ponder on.
+    pub ponder: Option<Move>,
+    pub report: Report,
+}
+
+/// The searcher: table, per-thread state and settings; lives for the
+/// whole session.
+pub struct Search {
+    tt: TranspositionTable,
+    workers: Vec<Worker>,
+}
+
+impl Search {
+    /// A searcher with a table of `hash_mb` megabytes and `threads` threads.
+    pub fn new(hash_mb: usize, threads: usize) -> Result<Search, String> {
+        let mut search = Search { tt: TranspositionTable::new(hash_mb)?, workers: Vec::new() };
+        search.set_threads(threads);
+        Ok(search)
+    }
+
+    /// Replaces the table; on failure the old one is kept.
+    pub fn resize_hash(&mut self, hash_mb: usize) -> Result<(), String> {
+        // Free the old table first so that a size near the machine's memory can fit.
+        let old_mb = (self.tt.len() * 16) >> 20;
+        self.tt = TranspositionTable::new(1)?;
+        match TranspositionTable::new(hash_mb) {
+            Ok(tt) => {
+                self.tt = tt;
+                Ok(())
+            }
+            Err(e) => {
+                self.tt = TranspositionTable::new(old_mb.max(1))?;
+                Err(e)
+            }
+        }
+    }
+
+    pub fn set_threads(&mut self, threads: usize) {
+        let threads = threads.max(1);
+        self.workers.truncate(threads);
+        while self.workers.len() < threads {
+            self.workers.push(Worker::new(self.workers.len()));
+        }
+    }
+
+    pub fn threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Forgets everything learned: table and histories (a new game).
+    pub fn clear(&mut self) {
+        self.tt.clear(self.workers.len());
+        for worker in &mut self.workers {
+            worker.histories.clear();
+        }
+    }
+
+    /// Searches `root` under `limits`. `game_keys` are the keys of the
+    /// positions played before `root`, oldest first (see [`position_keys`]).
+    /// `on_iteration` receives a report after each completed iteration of
+    /// the main thread. The caller resets `signals` before calling; the search
+    /// returns after `signals.stop()`, after a limit is reached, or, unless
+    /// the search is infinite or pondering, when it has nothing left to do.
+    pub fn go(
+        &mut self,
+        root: &Chess,
+        game_keys: &[u64],
+        limits: &Limits,
+        signals: &Signals,
+        mut on_iteration: impl FnMut(&Report),
+    ) -> SearchResult {
+        let start = Instant::now();
+        let mut root_moves: Vec<Move> = root.legal_moves().into_iter().collect();
+        if !limits.searchmoves.is_empty() {
+            root_moves.retain(|m| limits.searchmoves.contains(m));
+        }
+        if root_moves.is_empty() {
+            wait_for_release(limits, signals);
+            let report = Report {
+                depth: 0,
+                seldepth: 0,
+                score: if root.is_check() { crate::score::mated_in(0) } else { 0 },
+                nodes: 0,
+                elapsed: start.elapsed(),
+                hashfull: self.tt.hashfull(),
+                pv: Vec::new(),
+            };
+            return SearchResult { best: None, ponder: None, report };
+        }
+
+        self.tt.new_search();
+        let nodes = AtomicU64::new(0);
+        let shared =
+            Shared { tt: &self.tt, signals, nodes: &nodes, limits, time: TimeManager::new(limits), start };
+        let report_of = |iteration: &Iteration, main: &Worker| Report {
+            depth: iteration.depth as u32,
+            seldepth: iteration.seldepth as u32,
+            score: iteration.score,
+            nodes: nodes.load(std::sync::atomic::Ordering::Relaxed).max(main.nodes),
+            elapsed: start.elapsed(),
+            hashfull: self.tt.hashfull(),
+            pv: iteration.pv.clone(),
+        };
+
+        let (main, helpers) = self.workers.split_first_mut().expect("at least one worker");
+        let completed = std::thread::scope(|scope| {
+            for helper in helpers.iter_mut() {
+                let (shared, root_moves) = (&shared, &root_moves);
+                std::thread::Builder::new()
+                    .stack_size(THREAD_STACK_BYTES)
+                    .spawn_scoped(scope, move || {
+                        helper.iterate(shared, root, game_keys, root_moves, |_, _| {});
+                    })
+                    .expect("cannot start a search thread");
+            }
+            let completed = main.iterate(&shared, root, game_keys, &root_moves, |iteration, main| {
+                on_iteration(&report_of(iteration, main))
+            });
+            // The main thread is done. An infinite or ponder search still
+            // waits for the GUI (helpers search on meanwhile); then helpers
+            // stop with the main thread.
+            wait_for_release(limits, signals);
+            signals.stop();
+            completed
+        });
+
+        let iteration = completed.unwrap_or_else(|| Iteration {
+            depth: 0,
+            seldepth: 0,
+            score: 0,
+            pv: vec![root_moves[0]],
+        });
+        let report = report_of(&iteration, main);
+        SearchResult { best: iteration.pv.first().copied(), ponder: iteration.pv.get(1).copied(), report }
+    }
+}
+
+/// `go infinite` and `go ponder` must not answer before `stop` (or
+/// `ponderhit`), even when the search itself has finished.
+fn wait_for_release(limits: &Limits, signals: &Signals) {
+    while (limits.infinite || signals.is_pondering()) && !signals.is_stopped() {
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// The keys of `positions`, for [`Search::go`]'s `game_keys`.
+pub fn position_keys<'a>(positions: impl IntoIterator<Item = &'a Chess>) -> Vec<u64> {
+    positions.into_iter().map(crate::worker::key_of).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::mate_in_moves;
+    use shakmaty::CastlingMode;
+    use shakmaty::fen::Fen;
+
+    fn position(fen: &str) -> Chess {
+        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap()
+    }
+
+    fn search(fen: &str, limits: &Limits, threads: usize) -> SearchResult {
+        let mut search = Search::new(4, threads).unwrap();
+        let signals = Signals::default();
+        search.go(&position(fen), &[], limits, &signals, |_| {})
+    }
+
+    #[test]
+    fn finds_mate_in_two() {
+        // 1. Qxh7+ is not it; 1. Nf6+ gxf6 2. Bxf7# is.
+        let result =
+            search("r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1", &Limits::depth(5), 1);
+        assert_eq!(mate_in_moves(result.report.score), 2);
+        assert_eq!(result.best.unwrap().to_string(), "Nd5-f6");
+    }
+
+    #[test]
+    fn node_limit_is_exact_with_one_thread() {
+        let limits = Limits { nodes: Some(5000), ..Limits::default() };
+        let result = search("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", &limits, 1);
+        assert_eq!(result.report.nodes, 5000);
+        assert!(result.best.is_some());
+    }
+
+    #[test]
+    fn searchmoves_restricts_the_root() {
+        let root = Chess::default();
+        let only = root.legal_moves().into_iter().find(|m| m.to_string() == "a2-a3").unwrap();
+        let limits = Limits { depth: Some(4), searchmoves: vec![only], ..Limits::default() };
+        let result = search("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", &limits, 1);
+        assert_eq!(result.best, Some(only));
+    }
+
+    #[test]
+    fn repetition_of_a_game_position_is_a_draw() {
+        // A queen down, White can only hope to repeat: the game went
+        // Kg1 Qc8 Kh1 Qb8, so Kg1 now returns to a position already played.
+        let start = position("1q5k/8/8/8/8/8/8/7K w - - 0 1");
+        let mut game = vec![start.clone()];
+        for uci in ["h1g1", "b8c8", "g1h1", "c8b8"] {
+            let m = uci.parse::<shakmaty::uci::UciMove>().unwrap().to_move(game.last().unwrap()).unwrap();
+            let mut next = game.last().unwrap().clone();
+            next.play_unchecked(m);
+            game.push(next);
+        }
+        let root = game.pop().unwrap();
+        let mut search = Search::new(4, 1).unwrap();
+        let result = search.go(&root, &position_keys(&game), &Limits::depth(6), &Signals::default(), |_| {});
+        assert_eq!(result.best.unwrap().to_string(), "Kh1-g1");
+        assert_eq!(result.report.score, 0);
+        // Without the history the same position is lost.
+        let result = search.go(&root, &[], &Limits::depth(6), &Signals::default(), |_| {});
+        assert!(result.report.score < -500);
+    }
+
+    #[test]
+    fn several_threads_agree_on_a_legal_move() {
+        let result =
+            search("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", &Limits::depth(6), 3);
+        let root = position("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
+        assert!(root.is_legal(result.best.unwrap()));
+        assert!(result.report.depth >= 6);
+    }
+
+    #[test]
+    fn no_legal_move() {
+        let result =
+            search("rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3", &Limits::depth(3), 1);
+        assert_eq!(result.best, None);
+        assert_eq!(mate_in_moves(result.report.score), 0);
+    }
+}

@@ -1,0 +1,68 @@
+//! Score conventions: centipawns from the side to move's view, with mate
+//! scores counted in plies from the root.
+
+/// The deepest ply the search reaches.
+pub const MAX_PLY: usize = 128;
+/// Mate at the root (never reached: the mated side is at ply >= 1).
+pub const MATE: i32 = 32_000;
+/// Any score beyond this is a forced mate.
+pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+/// Wider than any score.
+pub const INFINITY: i32 = MATE + 1;
+/// A draw.
+pub const DRAW: i32 = 0;
+
+/// The score of being mated at `ply`.
+pub const fn mated_in(ply: usize) -> i32 {
+    -MATE + ply as i32
+}
+
+/// True for a forced mate, either way.
+pub const fn is_mate(score: i32) -> bool {
+    score.abs() >= MATE_BOUND
+}
+
+/// Moves (not plies) to mate, for `score mate N`: positive when the side to
+/// move mates, negative when it is mated.
+pub const fn mate_in_moves(score: i32) -> i32 {
+    if score > 0 { (MATE - score + 1) / 2 } else { -(MATE + score) / 2 }
+}
+
+/// Mate scores are stored relative to the node, so that an entry is right
+/// wherever in the tree the position reappears.
+pub const fn to_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score + ply as i32
+    } else if score <= -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+/// The inverse of [`to_tt`].
+pub const fn from_tt(score: i32, ply: usize) -> i32 {
+    if score >= MATE_BOUND {
+        score - ply as i32
+    } else if score <= -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mate_distances() {
+        // Mate delivered on the first move: the mated side is at ply 1.
+        assert_eq!(mate_in_moves(-mated_in(1)), 1);
+        assert_eq!(mate_in_moves(-mated_in(3)), 2);
+        assert_eq!(mate_in_moves(mated_in(2)), -1);
+        assert_eq!(mate_in_moves(mated_in(0)), 0);
+        assert!(is_mate(mated_in(40)) && !is_mate(900));
+        assert_eq!(from_tt(to_tt(-mated_in(7), 4), 4), -mated_in(7));
+    }
+}

@@ -1,0 +1,213 @@
+//! One search thread: its own histories, PV table and key stack, and the
+//! iterative-deepening loop it runs over the shared table.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Instant;
+
+use parking_lot::Mutex;
+
+use shakmaty::zobrist::Zobrist64;
+use shakmaty::{Chess, EnPassantMode, Move, Position};
+
+use crate::history::Histories;
+use crate::limits::{Limits, TimeManager};
+use crate::params::CHECK_EVERY_NODES;
+use crate::score::{INFINITY, MAX_PLY, is_mate, mate_in_moves};
+use crate::tt::TranspositionTable;
+
+/// Flags the GUI thread sets while a search runs.
+#[derive(Debug, Default)]
+pub struct Signals {
+    stop: AtomicBool,
+    pondering: AtomicBool,
+    /// When `ponderhit` came: the clock runs from then.
+    ponderhit_at: Mutex<Option<Instant>>,
+}
+
+impl Signals {
+    /// Prepares for a new search; called by the GUI thread *before* the
+    /// search starts, so that a `stop` sent right after `go` is never lost.
+    pub fn reset(&self, pondering: bool) {
+        self.stop.store(false, Ordering::SeqCst);
+        self.pondering.store(pondering, Ordering::SeqCst);
+        *self.ponderhit_at.lock() = None;
+    }
+
+    /// Asks every thread to finish now.
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The opponent played the expected move: our clock runs from now on.
+    pub fn ponderhit(&self) {
+        *self.ponderhit_at.lock() = Some(Instant::now());
+        self.pondering.store(false, Ordering::SeqCst);
+    }
+
+    pub fn is_pondering(&self) -> bool {
+        self.pondering.load(Ordering::Relaxed)
+    }
+}
+
+/// What one search shares between its threads.
+pub(crate) struct Shared<'a> {
+    pub tt: &'a TranspositionTable,
+    pub signals: &'a Signals,
+    /// Nodes of all threads, added in batches.
+    pub nodes: &'a AtomicU64,
+    pub limits: &'a Limits,
+    pub time: TimeManager,
+    pub start: Instant,
+}
+
+impl Shared<'_> {
+    /// Time since the clock started for us (at `go`, or at `ponderhit`).
+    fn clock_start(&self) -> Instant {
+        self.signals.ponderhit_at.lock().map_or(self.start, |at| at.max(self.start))
+    }
+
+    pub fn hard_limit_reached(&self) -> bool {
+        !self.signals.is_pondering() && self.time.hard_expired(self.clock_start())
+    }
+
+    /// Too late to start another iteration?
+    pub fn iteration_time_over(&self) -> bool {
+        !self.signals.is_pondering() && self.time.iteration_time_over(self.clock_start())
+    }
+}
+
+/// The result of one completed iteration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Iteration {
+    pub depth: i32,
+    pub seldepth: usize,
+    pub score: i32,
+    pub pv: Vec<Move>,
+}
+
+/// A search thread's own state; kept between searches (histories learn).
+pub struct Worker {
+    pub(crate) id: usize,
+    pub(crate) histories: Histories,
+    pub(crate) pv: Vec<Vec<Move>>,
+    /// Keys of every position from the game's start to the current node.
+    pub(crate) keys: Vec<u64>,
+    /// Nodes searched by this thread in this search.
+    pub(crate) nodes: u64,
+    unflushed_nodes: u64,
+    pub(crate) seldepth: usize,
+    pub(crate) root_moves: Vec<Move>,
+}
+
+/// The key of a position.
+pub(crate) fn key_of(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
+}
+
+/// The key of `pos` after `m`, incrementally where shakmaty can.
+pub(crate) fn key_after(pos: &Chess, key: u64, m: Move, child: &Chess) -> u64 {
+    pos.update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal).map_or_else(|| key_of(child), |z| z.0)
+}
+
+impl Worker {
+    pub fn new(id: usize) -> Worker {
+        Worker {
+            id,
+            histories: Histories::default(),
+            pv: vec![Vec::new(); MAX_PLY + 1],
+            keys: Vec::new(),
+            nodes: 0,
+            unflushed_nodes: 0,
+            seldepth: 0,
+            root_moves: Vec::new(),
+        }
+    }
+
+    /// Counts a node; the main thread also looks at the clock and the node
+    /// limit. Returns true when the search must stop.
+    pub(crate) fn count_node(&mut self, shared: &Shared) -> bool {
+        self.nodes += 1;
+        self.unflushed_nodes += 1;
+        if self.unflushed_nodes >= CHECK_EVERY_NODES {
+            shared.nodes.fetch_add(self.unflushed_nodes, Ordering::Relaxed);
+            self.unflushed_nodes = 0;
+            if self.id == 0 && shared.hard_limit_reached() {
+                shared.signals.stop();
+            }
+        }
+        if self.id == 0 && shared.limits.nodes.is_some_and(|limit| self.nodes >= limit) {
+            shared.signals.stop();
+        }
+        shared.signals.is_stopped()
+    }
+
+    fn flush_nodes(&mut self, shared: &Shared) {
+        shared.nodes.fetch_add(self.unflushed_nodes, Ordering::Relaxed);
+        self.unflushed_nodes = 0;
+    }
+
+    /// Iterative deepening from `root`. `game_keys` are the keys of the
+    /// positions before the root (for repetitions). `on_iteration` is called
+    /// by the main thread after each completed iteration. Returns the last
+    /// completed iteration, if any.
+    pub(crate) fn iterate(
+        &mut self,
+        shared: &Shared,
+        root: &Chess,
+        game_keys: &[u64],
+        root_moves: &[Move],
+        mut on_iteration: impl FnMut(&Iteration, &Worker),
+    ) -> Option<Iteration> {
+        self.nodes = 0;
+        self.unflushed_nodes = 0;
+        self.histories.clear_killers();
+        self.root_moves = root_moves.to_vec();
+        self.keys.clear();
+        self.keys.extend_from_slice(game_keys);
+        let root_key = key_of(root);
+        self.keys.push(root_key);
+
+        let mut completed: Option<Iteration> = None;
+        let max_depth = shared.limits.max_depth();
+        for iteration_depth in 1..=max_depth {
+            // Lazy SMP: odd helpers search one ply deeper, so that the
+            // threads spread over two depths and fill the table for each other.
+            let depth = (iteration_depth + (self.id % 2) as i32).min(max_depth);
+            self.seldepth = 0;
+            let score = self.negamax(shared, root, root_key, depth, 0, -INFINITY, INFINITY);
+            if shared.signals.is_stopped() && completed.is_some() {
+                break;
+            }
+            let pv = self.pv[0].clone();
+            if pv.is_empty() {
+                break;
+            }
+            let iteration = Iteration { depth, seldepth: self.seldepth, score, pv };
+            if self.id == 0 {
+                self.flush_nodes(shared);
+                on_iteration(&iteration, self);
+            }
+            completed = Some(iteration);
+            if shared.signals.is_stopped() || self.id == 0 && self.iteration_ends_search(shared, score) {
+                break;
+            }
+        }
+        self.flush_nodes(shared);
+        completed
+    }
+
+    /// After an iteration of the main thread: is the search over?
+    fn iteration_ends_search(&self, shared: &Shared, score: i32) -> bool {
+        let mate_found = shared
+            .limits
+            .mate
+            .is_some_and(|moves| score > 0 && is_mate(score) && mate_in_moves(score) <= moves as i32);
+        // One legal move: no need to think (unless the GUI wants us to).
+        let forced = self.root_moves.len() == 1 && shared.time.soft.is_some();
+        mate_found || forced || shared.iteration_time_over()
+    }
+}

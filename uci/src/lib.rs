@@ -1,0 +1,18 @@
+//! The UCI protocol, both directions, and nothing else.
+//!
+//! * [`Command`]: one line from the GUI, parsed and typed (`"go depth 5".parse()`).
+//! * [`EngineOption`]: a `setoption` resolved against the engine's option table
+//!   ([`options::OPTIONS`]), names case-insensitive, values range-checked.
+//! * [`notation`]: moves in and out, with Chess960 castling handled at this edge only.
+//! * [`Info`] and [`BestMove`]: engine output, formatted by `Display`.
+//!
+//! This crate does no I/O and knows nothing of the search.
+
+mod command;
+pub mod notation;
+pub mod options;
+mod output;
+
+pub use command::{Command, GoLimits, ParseCommandError, PositionStart};
+pub use options::{EngineOption, OptionError};
+pub use output::{BestMove, Bound, Info, Score};
