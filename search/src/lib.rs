@@ -13,6 +13,7 @@
 //! * `negamax`: alpha-beta and quiescence;
 //! * `worker`: one thread's state and its iterative deepening;
 //! * `pool`: the thread pool and the front door;
+//! * `position`: hash keys, the null move, material tests;
 //! * [`params`]: every tunable number;
 //! * [`score`]: score and mate conventions.
 
@@ -22,6 +23,7 @@ mod movepick;
 mod negamax;
 pub mod params;
 mod pool;
+mod position;
 pub mod score;
 pub mod tt;
 mod worker;

@@ -8,6 +8,13 @@ pub const HISTORY_MAX: i32 = 16_384;
 /// Cap of the depth-squared history bonus.
 pub const HISTORY_BONUS_MAX: i32 = 1_600;
 
+/// Null-move pruning: least depth, and reduction = base + depth / divisor
+/// + (eval - beta) / eval divisor (at most 3 from the last term).
+pub const NMP_MIN_DEPTH: i32 = 3;
+pub const NMP_BASE_REDUCTION: i32 = 3;
+pub const NMP_DEPTH_DIVISOR: i32 = 4;
+pub const NMP_EVAL_DIVISOR: i32 = 200;
+
 /// Time management: moves assumed left in sudden death.
 pub const DEFAULT_MOVES_TO_GO: i64 = 25;
 /// Share of the increment spent on this move, in percent.

@@ -181,7 +181,7 @@ fn wait_for_release(limits: &Limits, signals: &Signals) {
 
 /// The keys of `positions`, for [`Search::go`]'s `game_keys`.
 pub fn position_keys<'a>(positions: impl IntoIterator<Item = &'a Chess>) -> Vec<u64> {
-    positions.into_iter().map(crate::worker::key_of).collect()
+    positions.into_iter().map(crate::position::key_of).collect()
 }
 
 #[cfg(test)]

@@ -69,6 +69,14 @@ pub fn unpack_move(packed: u16) -> (Square, Square, Option<Role>) {
 
 const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
 
+/// Total physical memory, where the system says (Linux: /proc/meminfo).
+fn physical_memory_bytes() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = meminfo.lines().find(|line| line.starts_with("MemTotal:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
 /// The shared table.
 pub struct TranspositionTable {
     entries: Box<[Entry]>,
@@ -83,6 +91,13 @@ impl TranspositionTable {
     /// nothing until it is used.
     pub fn new(mb: usize) -> Result<TranspositionTable, String> {
         let bytes = mb.checked_mul(1 << 20).ok_or("hash size overflows")?;
+        // With overcommit the allocator may promise more than the machine
+        // has and the engine dies later, mid-game: refuse that up front.
+        if let Some(physical) = physical_memory_bytes()
+            && bytes as u64 > physical
+        {
+            return Err(format!("{mb} MB is more than this machine's memory ({} MB)", physical >> 20));
+        }
         let count = (bytes / ENTRY_BYTES).max(1);
         let layout = Layout::array::<Entry>(count).map_err(|e| e.to_string())?;
         // Safety: `layout` has non-zero size (count >= 1). An all-zero
@@ -246,6 +261,8 @@ mod tests {
     #[test]
     fn refuses_impossible_sizes() {
         assert!(TranspositionTable::new(usize::MAX / 2).is_err());
+        // 1 TB: more than any machine this runs on; refused, not overcommitted.
+        assert!(TranspositionTable::new(1 << 20).is_err());
     }
 
     /// Many threads hammer a tiny table; every hit must be internally

@@ -6,8 +6,7 @@ use std::time::Instant;
 
 use parking_lot::Mutex;
 
-use shakmaty::zobrist::Zobrist64;
-use shakmaty::{Chess, EnPassantMode, Move, Position};
+use shakmaty::{Chess, Move};
 
 use crate::history::Histories;
 use crate::limits::{Limits, TimeManager};
@@ -101,16 +100,8 @@ pub struct Worker {
     unflushed_nodes: u64,
     pub(crate) seldepth: usize,
     pub(crate) root_moves: Vec<Move>,
-}
-
-/// The key of a position.
-pub(crate) fn key_of(pos: &Chess) -> u64 {
-    pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
-}
-
-/// The key of `pos` after `m`, incrementally where shakmaty can.
-pub(crate) fn key_after(pos: &Chess, key: u64, m: Move, child: &Chess) -> u64 {
-    pos.update_zobrist_hash(Zobrist64(key), m, EnPassantMode::Legal).map_or_else(|| key_of(child), |z| z.0)
+    /// Whether the move into each ply was a null move.
+    pub(crate) null_at_ply: [bool; MAX_PLY + 2],
 }
 
 impl Worker {
@@ -124,6 +115,7 @@ impl Worker {
             unflushed_nodes: 0,
             seldepth: 0,
             root_moves: Vec::new(),
+            null_at_ply: [false; MAX_PLY + 2],
         }
     }
 
@@ -168,7 +160,7 @@ impl Worker {
         self.root_moves = root_moves.to_vec();
         self.keys.clear();
         self.keys.extend_from_slice(game_keys);
-        let root_key = key_of(root);
+        let root_key = crate::position::key_of(root);
         self.keys.push(root_key);
 
         let mut completed: Option<Iteration> = None;
