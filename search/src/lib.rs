@@ -15,7 +15,8 @@
 //! * `pool`: the thread pool and the front door;
 //! * `position`: hash keys, the null move, material tests;
 //! * [`params`]: every tunable number;
-//! * [`score`]: score and mate conventions.
+//! * [`score`]: score and mate conventions;
+//! * `see`: static exchange evaluation.
 
 mod history;
 pub mod limits;
@@ -25,6 +26,7 @@ pub mod params;
 mod pool;
 mod position;
 pub mod score;
+mod see;
 pub mod tt;
 mod worker;
 

@@ -1,14 +1,16 @@
 //! Move ordering: the node's legal moves, scored once and handed out best
 //! first (selection sort, since a cut-off usually comes early).
 //!
-//! Order: the transposition-table move, captures and queen promotions by
-//! most valuable victim / least valuable attacker, the two killers, then
-//! quiet moves by history.
+//! Order: the transposition-table move, captures and queen promotions that
+//! do not lose material (by static exchange) by most valuable victim /
+//! least valuable attacker, the two killers, quiet moves by history, then
+//! losing captures and under-promotions.
 
 use backrank_eval::piece_value;
-use shakmaty::{Color, Move, MoveList, Role};
+use shakmaty::{Chess, Move, MoveList, Position, Role};
 
 use crate::history::Histories;
+use crate::see::see_ge;
 use crate::tt::is_packed;
 
 const TT_MOVE: i32 = 1 << 30;
@@ -20,14 +22,16 @@ pub fn is_noisy(m: Move) -> bool {
     m.is_capture() || m.promotion().is_some()
 }
 
-/// MVV-LVA: take the biggest victim, with the smallest attacker.
-fn noisy_score(m: Move) -> i32 {
+/// MVV-LVA: take the biggest victim, with the smallest attacker; after
+/// the quiet moves when the exchange loses material.
+fn noisy_score(pos: &Chess, m: Move) -> i32 {
     let victim = m.capture().map_or(0, piece_value);
     let promotion = m.promotion().map_or(0, |role| piece_value(role) - piece_value(Role::Pawn));
     let attacker = m.role() as i32;
     // Under-promotions are rarely better than the queen: order them last.
     let under = matches!(m.promotion(), Some(role) if role != Role::Queen);
-    if under { -GOOD_NOISY + victim } else { GOOD_NOISY + 8 * (victim + promotion) - attacker }
+    let mvv_lva = 8 * (victim + promotion) - attacker;
+    if under || !see_ge(pos, m, 0) { -GOOD_NOISY + mvv_lva } else { GOOD_NOISY + mvv_lva }
 }
 
 /// Hands out the moves of one node in order.
@@ -39,14 +43,15 @@ pub struct MovePicker {
 
 impl MovePicker {
     /// Scores `moves` for a node at `ply` whose table move is `tt_move`.
-    pub fn new(moves: MoveList, tt_move: u16, histories: &Histories, side: Color, ply: usize) -> Self {
+    pub fn new(pos: &Chess, moves: MoveList, tt_move: u16, histories: &Histories, ply: usize) -> Self {
+        let side = pos.turn();
         let mut scores = [0; 256];
         let killers = histories.killers(ply);
         for (i, &m) in moves.iter().enumerate() {
             scores[i] = if is_packed(m, tt_move) {
                 TT_MOVE
             } else if is_noisy(m) {
-                noisy_score(m)
+                noisy_score(pos, m)
             } else if killers[0] == Some(m) {
                 KILLER[0]
             } else if killers[1] == Some(m) {
@@ -84,8 +89,8 @@ impl Iterator for MovePicker {
 mod tests {
     use super::*;
     use crate::tt::pack_move;
+    use shakmaty::CastlingMode;
     use shakmaty::fen::Fen;
-    use shakmaty::{CastlingMode, Chess, Position};
 
     #[test]
     fn order_is_tt_then_captures_then_quiets() {
@@ -98,8 +103,7 @@ mod tests {
         let moves = pos.legal_moves();
         let quiet = *moves.iter().find(|m| !m.is_capture()).unwrap();
         let picked: Vec<Move> =
-            MovePicker::new(moves.clone(), pack_move(quiet), &Histories::default(), Color::White, 0)
-                .collect();
+            MovePicker::new(&pos, moves.clone(), pack_move(quiet), &Histories::default(), 0).collect();
         assert_eq!(picked.len(), moves.len());
         assert_eq!(picked[0], quiet);
         assert_eq!(picked[1].role(), Role::Pawn);

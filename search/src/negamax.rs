@@ -6,9 +6,14 @@ use shakmaty::{Chess, Move, Position};
 
 use crate::history::bonus;
 use crate::movepick::{MovePicker, is_noisy};
-use crate::params::{NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR, NMP_MIN_DEPTH};
+use crate::params::{
+    FP_BASE, FP_MARGIN, FP_MAX_DEPTH, LMP_MAX_DEPTH, LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH, LMR_MIN_MOVES,
+    NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR, NMP_MIN_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH,
+    lmp_limit, lmr_reduction,
+};
 use crate::position::{has_non_pawn_material, is_insufficient_material, key_after, key_of, null_move};
-use crate::score::{DRAW, MAX_PLY, is_mate, mated_in};
+use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_mate, mated_in};
+use crate::see::see_ge;
 use crate::tt::{Bound, pack_move};
 use crate::worker::{Shared, Worker};
 
@@ -47,7 +52,7 @@ impl Worker {
         let pv_node = beta - alpha > 1;
         self.pv[ply].clear();
         if depth <= 0 {
-            return self.quiescence(shared, pos, ply, alpha, beta);
+            return self.quiescence(shared, pos, key, ply, alpha, beta);
         }
         if self.count_node(shared) && !root {
             return DRAW;
@@ -80,22 +85,33 @@ impl Worker {
         if let Some(hit) = tt_hit
             && !pv_node
             && hit.depth >= depth
+            && tt_cutoff(hit.bound, hit.score, alpha, beta)
         {
-            let cutoff = match hit.bound {
-                Bound::Exact => true,
-                Bound::Lower => hit.score >= beta,
-                Bound::Upper => hit.score <= alpha,
-            };
-            if cutoff {
-                return hit.score;
-            }
+            return hit.score;
         }
         let tt_move = tt_hit.map_or(0, |hit| hit.packed_move);
 
         let in_check = pos.is_check();
-        let static_eval = if in_check { DRAW } else { evaluate(pos) };
+        // The table caches static evaluations too.
+        let static_eval = match tt_hit {
+            _ if in_check => DRAW,
+            Some(hit) => hit.static_eval,
+            None => evaluate(pos),
+        };
 
-        // Step 1. Null-move pruning (~+143 elo at 4+0.04): if passing
+        // Step 1. Reverse futility pruning (bundle, ~+342 elo):
+        // far enough above beta near the leaves, a quiet position will not fall
+        // below it within the remaining depth.
+        if !pv_node
+            && !in_check
+            && depth <= RFP_MAX_DEPTH
+            && static_eval - RFP_MARGIN * depth >= beta
+            && !is_mate(beta)
+        {
+            return static_eval;
+        }
+
+        // Step 2. Null-move pruning (~+143 elo at 4+0.04): if passing
         // the turn still fails high at a reduced depth, a real move will too.
         // Not in check (illegal), not twice in a row (the search would
         // collapse), not with only pawns left (zugzwang is common there).
@@ -124,24 +140,64 @@ impl Worker {
         let mut best_move: Option<Move> = None;
         let mut quiets_tried: Vec<Move> = Vec::new();
 
-        let picker = MovePicker::new(moves, tt_move, &self.histories, side, ply);
+        let picker = MovePicker::new(pos, moves, tt_move, &self.histories, ply);
         for (index, m) in picker.enumerate() {
             let mut child = pos.clone();
             child.play_unchecked(m);
+            let gives_check = child.is_check();
+            // Step 3. Shallow quiet-move pruning (bundle, ~+342 elo),
+            // once a move has saved us from being mated: late move pruning
+            // (late quiet moves of a well-ordered node rarely matter) and
+            // futility pruning (a quiet move cannot lift a static evaluation
+            // this far below alpha).
+            if !pv_node && !in_check && !gives_check && !is_noisy(m) && best_score > -MATE_BOUND {
+                if depth <= LMP_MAX_DEPTH && quiets_tried.len() >= lmp_limit(depth) {
+                    continue;
+                }
+                if depth <= FP_MAX_DEPTH && static_eval + FP_BASE + FP_MARGIN * depth <= alpha {
+                    continue;
+                }
+            }
             let child_key = key_after(pos, key, m, &child);
             // Check extension: a move that gives check is searched a ply
             // deeper, so that forcing lines are not cut at the horizon.
-            let extension = i32::from(child.is_check() && ply < 2 * MAX_PLY / 3);
+            let extension = i32::from(gives_check && ply < 2 * MAX_PLY / 3);
             let new_depth = depth - 1 + extension;
 
             self.keys.push(child_key);
             let score = if index == 0 {
                 -self.negamax(shared, &child, child_key, new_depth, ply + 1, -beta, -alpha)
             } else {
+                // Step 4. Late move reductions (bundle, ~+342 elo):
+                // well-ordered nodes rarely find their best move late, so
+                // late quiet moves are searched shallower first, and again at
+                // full depth only if they beat alpha.
+                let reduction = if depth >= LMR_MIN_DEPTH
+                    && index >= LMR_MIN_MOVES + usize::from(pv_node)
+                    && !is_noisy(m)
+                    && !in_check
+                    && !gives_check
+                {
+                    let history = self.histories.quiet(side, m);
+                    (lmr_reduction(depth, index) - i32::from(pv_node) - history / LMR_HISTORY_DIVISOR)
+                        .clamp(0, new_depth - 1)
+                } else {
+                    0
+                };
                 // PVS: prove the move worse with a null window; re-search
                 // with the full window only when it is not.
-                let mut score =
-                    -self.negamax(shared, &child, child_key, new_depth, ply + 1, -alpha - 1, -alpha);
+                let mut score = -self.negamax(
+                    shared,
+                    &child,
+                    child_key,
+                    new_depth - reduction,
+                    ply + 1,
+                    -alpha - 1,
+                    -alpha,
+                );
+                if score > alpha && reduction > 0 {
+                    score = -self.negamax(shared, &child, child_key, new_depth, ply + 1, -alpha - 1, -alpha);
+                }
                 if score > alpha && score < beta {
                     score = -self.negamax(shared, &child, child_key, new_depth, ply + 1, -beta, -alpha);
                 }
@@ -173,13 +229,7 @@ impl Worker {
             }
         }
 
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if best_score > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = bound_of(best_score, original_alpha, beta);
         if !(root && shared.signals.is_stopped()) {
             let packed = best_move.map_or(0, pack_move);
             shared.tt.store(key, ply, packed, best_score, static_eval, depth, bound);
@@ -233,6 +283,7 @@ impl Worker {
         &mut self,
         shared: &Shared,
         pos: &Chess,
+        key: u64,
         ply: usize,
         mut alpha: i32,
         beta: i32,
@@ -247,15 +298,27 @@ impl Worker {
         if is_insufficient_material(pos) {
             return DRAW;
         }
+        // Step 5. The transposition table in quiescence (bundle, ~+342 elo):
+        // any stored result is at least as deep as this search.
+        let pv_node = beta - alpha > 1;
+        let tt_hit = shared.tt.probe(key, ply);
+        if let Some(hit) = tt_hit
+            && !pv_node
+            && tt_cutoff(hit.bound, hit.score, alpha, beta)
+        {
+            return hit.score;
+        }
         let in_check = pos.is_check();
+        let original_alpha = alpha;
         let mut best_score = -crate::score::INFINITY;
+        let mut static_eval = DRAW;
         if !in_check {
-            let stand_pat = evaluate(pos);
-            if stand_pat >= beta {
-                return stand_pat;
+            static_eval = tt_hit.map_or_else(|| evaluate(pos), |hit| hit.static_eval);
+            if static_eval >= beta {
+                return static_eval;
             }
-            alpha = alpha.max(stand_pat);
-            best_score = stand_pat;
+            alpha = alpha.max(static_eval);
+            best_score = static_eval;
         }
 
         let mut moves = pos.legal_moves();
@@ -265,11 +328,19 @@ impl Worker {
         if !in_check {
             moves.retain(|m| m.is_capture() || m.promotion() == Some(shakmaty::Role::Queen));
         }
-        let picker = MovePicker::new(moves, 0, &self.histories, pos.turn(), ply);
+        let tt_move = tt_hit.map_or(0, |hit| hit.packed_move);
+        let picker = MovePicker::new(pos, moves, tt_move, &self.histories, ply);
+        let mut best_move = None;
         for m in picker {
+            // Step 6. Losing captures are not worth resolving (bundle, ~+342 elo):
+            // the stand-pat score is already better.
+            if !in_check && !see_ge(pos, m, 0) {
+                continue;
+            }
             let mut child = pos.clone();
             child.play_unchecked(m);
-            let score = -self.quiescence(shared, &child, ply + 1, -beta, -alpha);
+            let child_key = key_after(pos, key, m, &child);
+            let score = -self.quiescence(shared, &child, child_key, ply + 1, -beta, -alpha);
             if shared.signals.is_stopped() {
                 return DRAW;
             }
@@ -277,12 +348,35 @@ impl Worker {
                 best_score = score;
                 if score > alpha {
                     alpha = score;
+                    best_move = Some(m);
                     if score >= beta {
                         break;
                     }
                 }
             }
         }
+        let bound = bound_of(best_score, original_alpha, beta);
+        shared.tt.store(key, ply, best_move.map_or(0, pack_move), best_score, static_eval, 0, bound);
         best_score
+    }
+}
+
+/// Whether a stored score with `bound` decides a node with window (alpha, beta).
+fn tt_cutoff(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
+    match bound {
+        Bound::Exact => true,
+        Bound::Lower => score >= beta,
+        Bound::Upper => score <= alpha,
+    }
+}
+
+/// The bound a node's best score proves, given the window it was searched with.
+fn bound_of(best_score: i32, original_alpha: i32, beta: i32) -> Bound {
+    if best_score >= beta {
+        Bound::Lower
+    } else if best_score > original_alpha {
+        Bound::Exact
+    } else {
+        Bound::Upper
     }
 }

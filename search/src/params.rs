@@ -1,5 +1,7 @@
 //! Every tunable number of the search, in one place.
 
+use std::sync::LazyLock;
+
 /// Nodes between two looks at the clock and the node limit.
 pub const CHECK_EVERY_NODES: u64 = 1024;
 
@@ -8,12 +10,57 @@ pub const HISTORY_MAX: i32 = 16_384;
 /// Cap of the depth-squared history bonus.
 pub const HISTORY_BONUS_MAX: i32 = 1_600;
 
+/// Aspiration windows: first depth, first half-width, and the half-width
+/// past which the window opens fully.
+pub const ASPIRATION_MIN_DEPTH: i32 = 5;
+pub const ASPIRATION_DELTA: i32 = 25;
+pub const ASPIRATION_MAX_DELTA: i32 = 800;
+
+/// Reverse futility pruning: deepest node, and margin per ply of depth.
+pub const RFP_MAX_DEPTH: i32 = 6;
+pub const RFP_MARGIN: i32 = 90;
+
 /// Null-move pruning: least depth, and reduction = base + depth / divisor
 /// + (eval - beta) / eval divisor (at most 3 from the last term).
 pub const NMP_MIN_DEPTH: i32 = 3;
 pub const NMP_BASE_REDUCTION: i32 = 3;
 pub const NMP_DEPTH_DIVISOR: i32 = 4;
 pub const NMP_EVAL_DIVISOR: i32 = 200;
+
+/// Late move reductions: least depth, moves searched before reducing, and
+/// how much history buys back a ply.
+pub const LMR_MIN_DEPTH: i32 = 3;
+pub const LMR_MIN_MOVES: usize = 3;
+pub const LMR_HISTORY_DIVISOR: i32 = 8192;
+/// Base reduction: LMR_BASE + ln(depth) * ln(move number) / LMR_DIVISOR.
+const LMR_BASE: f64 = 0.75;
+const LMR_DIVISOR: f64 = 2.25;
+
+static LMR_TABLE: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
+    let mut table = [[0; 64]; 64];
+    for (depth, row) in table.iter_mut().enumerate().skip(1) {
+        for (moves, cell) in row.iter_mut().enumerate().skip(1) {
+            *cell = (LMR_BASE + (depth as f64).ln() * (moves as f64).ln() / LMR_DIVISOR) as i32;
+        }
+    }
+    table
+});
+
+/// The late-move reduction of the move at `index` (0-based) at `depth`.
+pub fn lmr_reduction(depth: i32, index: usize) -> i32 {
+    LMR_TABLE[(depth as usize).min(63)][index.min(63)]
+}
+
+/// Late move pruning: deepest node; quiet moves tried before the rest are skipped.
+pub const LMP_MAX_DEPTH: i32 = 7;
+pub const fn lmp_limit(depth: i32) -> usize {
+    (3 + depth * depth) as usize
+}
+
+/// Futility pruning: deepest node, and the margin base + per ply of depth.
+pub const FP_MAX_DEPTH: i32 = 6;
+pub const FP_BASE: i32 = 100;
+pub const FP_MARGIN: i32 = 80;
 
 /// Time management: moves assumed left in sudden death.
 pub const DEFAULT_MOVES_TO_GO: i64 = 25;
