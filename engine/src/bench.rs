@@ -9,7 +9,7 @@ use backrank_search::{Limits, Search, Signals};
 use backrank_uci::notation::{format_move, parse_fen};
 
 /// Depth of a plain `backrank bench`.
-pub const DEFAULT_DEPTH: u32 = 7;
+pub const DEFAULT_DEPTH: u32 = 11;
 
 /// Standard chess, Chess960 and DFRC openings and middlegames (castling
 /// rights in Shredder-FEN), endgames, and positions in check.
