@@ -168,7 +168,7 @@ impl Worker {
             let score = if index == 0 {
                 -self.negamax(shared, &child, child_key, new_depth, ply + 1, -beta, -alpha)
             } else {
-                // Step 4. Late move reductions (bundle, ~+342 elo):
+                // Step 4. Late move reductions (~+143 elo alone, 4+0.04):
                 // well-ordered nodes rarely find their best move late, so
                 // late quiet moves are searched shallower first, and again at
                 // full depth only if they beat alpha.
