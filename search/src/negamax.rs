@@ -2,7 +2,7 @@
 //! quiescence search at the leaves.
 
 use backrank_eval::evaluate;
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Chess, Move, MoveList, Position};
 
 use crate::history::bonus;
 use crate::movepick::{MovePicker, is_noisy};
@@ -138,7 +138,8 @@ impl Worker {
         let original_alpha = alpha;
         let mut best_score = -crate::score::INFINITY;
         let mut best_move: Option<Move> = None;
-        let mut quiets_tried: Vec<Move> = Vec::new();
+        // On the stack: no allocation per node.
+        let mut quiets_tried = MoveList::new();
 
         let picker = MovePicker::new(pos, moves, tt_move, &self.histories, ply);
         for (index, m) in picker.enumerate() {
