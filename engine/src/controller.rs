@@ -44,6 +44,7 @@ pub fn info_of(report: &Report, chess960: bool) -> Info {
         nodes: Some(report.nodes),
         nps: Some(report.nodes * 1000 / millis.max(1)),
         hashfull: Some(report.hashfull),
+        tbhits: Some(report.tb_hits),
         time_ms: Some(millis),
         pv: report.pv.iter().map(|&m| format_move(m, chess960)).collect(),
         ..Info::default()
@@ -159,8 +160,10 @@ impl Controller {
             Ok(option) => option,
             Err(e) => return send(&Info::string(format!("{e}; ignored")).to_string()),
         };
-        let needs_search =
-            matches!(option, EngineOption::HashMb(_) | EngineOption::Threads(_) | EngineOption::ClearHash);
+        let needs_search = !matches!(
+            option,
+            EngineOption::Ponder(_) | EngineOption::Chess960(_) | EngineOption::MoveOverheadMs(_)
+        );
         if needs_search && self.is_searching() {
             return send(&Info::string(format!("cannot set '{name}' while searching; ignored")).to_string());
         }
@@ -176,6 +179,29 @@ impl Controller {
             EngineOption::Ponder(_) => {}
             EngineOption::Chess960(on) => self.chess960 = on,
             EngineOption::MoveOverheadMs(ms) => self.move_overhead_ms = ms,
+            EngineOption::SyzygyPath(paths) => self.load_tablebases(&paths),
+            EngineOption::SyzygyProbeDepth(depth) => {
+                self.search.lock().tablebase_config().probe_depth = depth
+            }
+            EngineOption::Syzygy50MoveRule(on) => self.search.lock().tablebase_config().fifty_move_rule = on,
+            EngineOption::SyzygyProbeLimit(pieces) => {
+                self.search.lock().tablebase_config().probe_limit = pieces;
+            }
+        }
+    }
+
+    /// Loads the tables of `SyzygyPath` and says, in one line, what was found.
+    fn load_tablebases(&mut self, paths: &str) {
+        let mut search = self.search.lock();
+        let (files, errors) = search.set_tablebase_path(paths);
+        let problems = if errors.is_empty() { String::new() } else { format!(" ({})", errors.join("; ")) };
+        if files > 0 {
+            let pieces = search.tablebase_pieces();
+            let text = format!("found {files} Syzygy table files, up to {pieces} pieces{problems}");
+            send(&Info::string(text).to_string());
+        } else if !paths.is_empty() {
+            let text = format!("no Syzygy tables in '{paths}'{problems}; going on without them");
+            send(&Info::string(text).to_string());
         }
     }
 

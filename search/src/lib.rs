@@ -16,7 +16,8 @@
 //! * `position`: hash keys, the null move, material tests;
 //! * [`params`]: every tunable number;
 //! * [`score`]: score and mate conventions;
-//! * `see`: static exchange evaluation.
+//! * `see`: static exchange evaluation;
+//! * [`tablebase`]: Syzygy probes at the root and in the tree.
 
 mod history;
 pub mod limits;
@@ -27,6 +28,7 @@ mod pool;
 mod position;
 pub mod score;
 mod see;
+pub mod tablebase;
 pub mod tt;
 mod worker;
 

@@ -12,9 +12,15 @@ use crate::params::{
     lmp_limit, lmr_reduction,
 };
 use crate::position::{has_non_pawn_material, is_insufficient_material, key_after, key_of, null_move};
-use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_mate, mated_in};
+use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_decisive, mated_in};
 use crate::see::see_ge;
+use crate::tablebase::wdl_score;
 use crate::tt::{Bound, pack_move};
+use shakmaty_syzygy::Wdl;
+use std::sync::atomic::Ordering;
+
+/// Tablebase results are exact: they are stored as if searched this much deeper.
+const TB_DEPTH_BONUS: i32 = 6;
 use crate::worker::{Shared, Worker};
 
 impl Worker {
@@ -91,6 +97,39 @@ impl Worker {
         }
         let tt_move = tt_hit.map_or(0, |hit| hit.packed_move);
 
+        // Tablebases, right after a capture or pawn move (the only moment
+        // the WDL tables are exact under the fifty-move rule): the result
+        // ends the node when its bound allows, else bounds a PV node.
+        let original_alpha = alpha;
+        let mut best_score = -crate::score::INFINITY;
+        let mut max_score = crate::score::INFINITY;
+        if !root
+            && pos.halfmoves() == 0
+            && depth >= shared.tablebases.config.probe_depth
+            && let Some(wdl) = shared.tablebases.probe_wdl(pos)
+        {
+            shared.tb_hits.fetch_add(1, Ordering::Relaxed);
+            let score = wdl_score(wdl, ply);
+            let bound = match wdl {
+                Wdl::Win => Bound::Lower,
+                Wdl::Loss => Bound::Upper,
+                _ => Bound::Exact,
+            };
+            if tt_cutoff(bound, score, alpha, beta) {
+                let depth = (depth + TB_DEPTH_BONUS).min(MAX_PLY as i32);
+                shared.tt.store(key, ply, 0, score, evaluate(pos), depth, bound);
+                return score;
+            }
+            if pv_node {
+                if bound == Bound::Lower {
+                    best_score = score;
+                    alpha = alpha.max(score);
+                } else {
+                    max_score = score;
+                }
+            }
+        }
+
         let in_check = pos.is_check();
         // The table caches static evaluations too.
         let static_eval = match tt_hit {
@@ -106,7 +145,7 @@ impl Worker {
             && !in_check
             && depth <= RFP_MAX_DEPTH
             && static_eval - RFP_MARGIN * depth >= beta
-            && !is_mate(beta)
+            && !is_decisive(beta)
         {
             return static_eval;
         }
@@ -135,8 +174,6 @@ impl Worker {
         }
 
         let side = pos.turn();
-        let original_alpha = alpha;
-        let mut best_score = -crate::score::INFINITY;
         let mut best_move: Option<Move> = None;
         // On the stack: no allocation per node.
         let mut quiets_tried = MoveList::new();
@@ -230,6 +267,7 @@ impl Worker {
             }
         }
 
+        best_score = best_score.min(max_score);
         let bound = bound_of(best_score, original_alpha, beta);
         if !(root && shared.signals.is_stopped()) {
             let packed = best_move.map_or(0, pack_move);
@@ -263,7 +301,7 @@ impl Worker {
         if shared.signals.is_stopped() || score < beta {
             return None;
         }
-        Some(if is_mate(score) { beta } else { score })
+        Some(if is_decisive(score) { beta } else { score })
     }
 
     /// A quiet move caused a cut-off: it becomes a killer and gains history;

@@ -9,8 +9,11 @@ use std::time::{Duration, Instant};
 use shakmaty::{Chess, Move, Position};
 
 use crate::limits::{Limits, TimeManager};
+use crate::score::{TB_WIN, is_mate};
+use crate::tablebase::{TablebaseConfig, Tablebases};
 use crate::tt::TranspositionTable;
 use crate::worker::{Iteration, Shared, Signals, Worker};
+use shakmaty_syzygy::Wdl;
 
 /// Stack for search threads: the recursion holds a position and a move list per ply.
 const THREAD_STACK_BYTES: usize = 16 << 20;
@@ -26,6 +29,8 @@ pub struct Report {
     pub elapsed: Duration,
     /// Permille of the table in use.
     pub hashfull: u32,
+    /// Tablebase probes that found their position.
+    pub tb_hits: u64,
     pub pv: Vec<Move>,
 }
 
@@ -44,12 +49,17 @@ pub struct SearchResult {
 pub struct Search {
     tt: TranspositionTable,
     workers: Vec<Worker>,
+    tablebases: Tablebases,
 }
 
 impl Search {
     /// A searcher with a table of `hash_mb` megabytes and `threads` threads.
     pub fn new(hash_mb: usize, threads: usize) -> Result<Search, String> {
-        let mut search = Search { tt: TranspositionTable::new(hash_mb)?, workers: Vec::new() };
+        let mut search = Search {
+            tt: TranspositionTable::new(hash_mb)?,
+            workers: Vec::new(),
+            tablebases: Tablebases::default(),
+        };
         search.set_threads(threads);
         Ok(search)
     }
@@ -81,6 +91,25 @@ impl Search {
 
     pub fn threads(&self) -> usize {
         self.workers.len()
+    }
+
+    /// Loads the Syzygy tables in `paths` (see [`Tablebases::load`]),
+    /// replacing any loaded before. Returns the number of table files and
+    /// the folders that could not be read.
+    pub fn set_tablebase_path(&mut self, paths: &str) -> (usize, Vec<String>) {
+        let (tablebases, files, errors) = Tablebases::load(paths, self.tablebases.config);
+        self.tablebases = tablebases;
+        (files, errors)
+    }
+
+    /// The tablebase probe settings, to change.
+    pub fn tablebase_config(&mut self) -> &mut TablebaseConfig {
+        &mut self.tablebases.config
+    }
+
+    /// The most pieces a tablebase probe sees (0 without tables).
+    pub fn tablebase_pieces(&self) -> usize {
+        self.tablebases.max_pieces()
     }
 
     /// Forgets everything learned: table and histories (a new game).
@@ -119,6 +148,7 @@ impl Search {
                 nodes: 0,
                 elapsed: start.elapsed(),
                 hashfull: self.tt.hashfull(),
+                tb_hits: 0,
                 pv: Vec::new(),
             };
             return SearchResult { best: None, ponder: None, report };
@@ -126,15 +156,31 @@ impl Search {
 
         self.tt.new_search();
         let nodes = AtomicU64::new(0);
-        let shared =
-            Shared { tt: &self.tt, signals, nodes: &nodes, limits, time: TimeManager::new(limits), start };
+        let tb_hits = AtomicU64::new(0);
+        // In the tables: search only the moves that keep the best result.
+        let root_result = self.tablebases.rank_root(root, &root_moves).map(|ranking| {
+            tb_hits.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            root_moves = ranking.moves;
+            ranking.wdl
+        });
+        let shared = Shared {
+            tt: &self.tt,
+            tablebases: &self.tablebases,
+            signals,
+            nodes: &nodes,
+            tb_hits: &tb_hits,
+            limits,
+            time: TimeManager::new(limits),
+            start,
+        };
         let report_of = |iteration: &Iteration, main: &Worker| Report {
             depth: iteration.depth as u32,
             seldepth: iteration.seldepth as u32,
-            score: iteration.score,
+            score: root_result.map_or(iteration.score, |wdl| tablebase_root_score(wdl, iteration.score)),
             nodes: nodes.load(std::sync::atomic::Ordering::Relaxed).max(main.nodes),
             elapsed: start.elapsed(),
             hashfull: self.tt.hashfull(),
+            tb_hits: tb_hits.load(std::sync::atomic::Ordering::Relaxed),
             pv: iteration.pv.clone(),
         };
 
@@ -168,6 +214,17 @@ impl Search {
         });
         let report = report_of(&iteration, main);
         SearchResult { best: iteration.pv.first().copied(), ponder: iteration.pv.get(1).copied(), report }
+    }
+}
+
+/// The score to report for a root whose tablebase result is `wdl`: the
+/// search's own score when it has found the mate, else the true result.
+fn tablebase_root_score(wdl: Wdl, search_score: i32) -> i32 {
+    match wdl {
+        Wdl::Win if !(is_mate(search_score) && search_score > 0) => TB_WIN - 1,
+        Wdl::Loss if !(is_mate(search_score) && search_score < 0) => -TB_WIN + 1,
+        Wdl::Win | Wdl::Loss => search_score,
+        _ => 0,
     }
 }
 

@@ -7,6 +7,11 @@ pub const MAX_PLY: usize = 128;
 pub const MATE: i32 = 32_000;
 /// Any score beyond this is a forced mate.
 pub const MATE_BOUND: i32 = MATE - MAX_PLY as i32;
+/// A tablebase win at the root; wins found deeper score less, so that all
+/// of them lie in a band just below the mate scores.
+pub const TB_WIN: i32 = MATE_BOUND - 1;
+/// Any score beyond this is a forced mate or a tablebase win.
+pub const DECISIVE_BOUND: i32 = TB_WIN - MAX_PLY as i32;
 /// Wider than any score.
 pub const INFINITY: i32 = MATE + 1;
 /// A draw.
@@ -22,18 +27,24 @@ pub const fn is_mate(score: i32) -> bool {
     score.abs() >= MATE_BOUND
 }
 
+/// True for a forced mate or a tablebase result, either way: scores that
+/// no margin applies to.
+pub const fn is_decisive(score: i32) -> bool {
+    score.abs() >= DECISIVE_BOUND
+}
+
 /// Moves (not plies) to mate, for `score mate N`: positive when the side to
 /// move mates, negative when it is mated.
 pub const fn mate_in_moves(score: i32) -> i32 {
     if score > 0 { (MATE - score + 1) / 2 } else { -(MATE + score) / 2 }
 }
 
-/// Mate scores are stored relative to the node, so that an entry is right
-/// wherever in the tree the position reappears.
+/// Mate and tablebase scores are stored relative to the node, so that an
+/// entry is right wherever in the tree the position reappears.
 pub const fn to_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= DECISIVE_BOUND {
         score + ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -DECISIVE_BOUND {
         score - ply as i32
     } else {
         score
@@ -42,9 +53,9 @@ pub const fn to_tt(score: i32, ply: usize) -> i32 {
 
 /// The inverse of [`to_tt`].
 pub const fn from_tt(score: i32, ply: usize) -> i32 {
-    if score >= MATE_BOUND {
+    if score >= DECISIVE_BOUND {
         score - ply as i32
-    } else if score <= -MATE_BOUND {
+    } else if score <= -DECISIVE_BOUND {
         score + ply as i32
     } else {
         score
@@ -64,5 +75,7 @@ mod tests {
         assert_eq!(mate_in_moves(mated_in(0)), 0);
         assert!(is_mate(mated_in(40)) && !is_mate(900));
         assert_eq!(from_tt(to_tt(-mated_in(7), 4), 4), -mated_in(7));
+        assert_eq!(from_tt(to_tt(-TB_WIN + 9, 4), 4), -TB_WIN + 9);
+        assert!(is_decisive(TB_WIN - 100) && !is_mate(TB_WIN) && !is_decisive(5000));
     }
 }

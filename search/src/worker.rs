@@ -11,7 +11,8 @@ use shakmaty::{Chess, Move};
 use crate::history::Histories;
 use crate::limits::{Limits, TimeManager};
 use crate::params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, CHECK_EVERY_NODES};
-use crate::score::{INFINITY, MAX_PLY, is_mate, mate_in_moves};
+use crate::score::{INFINITY, MAX_PLY, is_decisive, is_mate, mate_in_moves};
+use crate::tablebase::Tablebases;
 use crate::tt::TranspositionTable;
 
 /// Flags the GUI thread sets while a search runs.
@@ -55,9 +56,12 @@ impl Signals {
 /// What one search shares between its threads.
 pub(crate) struct Shared<'a> {
     pub tt: &'a TranspositionTable,
+    pub tablebases: &'a Tablebases,
     pub signals: &'a Signals,
     /// Nodes of all threads, added in batches.
     pub nodes: &'a AtomicU64,
+    /// Tablebase hits of all threads.
+    pub tb_hits: &'a AtomicU64,
     pub limits: &'a Limits,
     pub time: TimeManager,
     pub start: Instant,
@@ -207,7 +211,9 @@ impl Worker {
     ) -> i32 {
         let mut delta = ASPIRATION_DELTA;
         let (mut alpha, mut beta) = match previous {
-            Some(score) if depth >= ASPIRATION_MIN_DEPTH && !is_mate(score) => (score - delta, score + delta),
+            Some(score) if depth >= ASPIRATION_MIN_DEPTH && !is_decisive(score) => {
+                (score - delta, score + delta)
+            }
             _ => (-INFINITY, INFINITY),
         };
         loop {

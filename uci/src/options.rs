@@ -6,9 +6,19 @@ use std::fmt;
 /// The type and bounds of one option, as announced after `uci`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OptionKind {
-    Spin { default: i64, min: i64, max: i64 },
-    Check { default: bool },
+    Spin {
+        default: i64,
+        min: i64,
+        max: i64,
+    },
+    Check {
+        default: bool,
+    },
     Button,
+    /// Free text; `<empty>` stands for the empty string, as in Stockfish.
+    String {
+        default: &'static str,
+    },
 }
 
 /// One option of the engine.
@@ -31,6 +41,10 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "Ponder", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "UCI_Chess960", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "Move Overhead", kind: OptionKind::Spin { default: 10, min: 0, max: 5000 } },
+    OptionSpec { name: "SyzygyPath", kind: OptionKind::String { default: "<empty>" } },
+    OptionSpec { name: "SyzygyProbeDepth", kind: OptionKind::Spin { default: 1, min: 1, max: 100 } },
+    OptionSpec { name: "Syzygy50MoveRule", kind: OptionKind::Check { default: true } },
+    OptionSpec { name: "SyzygyProbeLimit", kind: OptionKind::Spin { default: 7, min: 0, max: 7 } },
 ];
 
 impl fmt::Display for OptionSpec {
@@ -43,12 +57,13 @@ impl fmt::Display for OptionSpec {
             }
             OptionKind::Check { default } => write!(f, "check default {default}"),
             OptionKind::Button => f.write_str("button"),
+            OptionKind::String { default } => write!(f, "string default {default}"),
         }
     }
 }
 
 /// A `setoption` that names a known option with a valid value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EngineOption {
     HashMb(usize),
     Threads(usize),
@@ -56,6 +71,11 @@ pub enum EngineOption {
     Ponder(bool),
     Chess960(bool),
     MoveOverheadMs(u64),
+    /// Folders of Syzygy tables, separated by `:`; empty for none.
+    SyzygyPath(String),
+    SyzygyProbeDepth(i32),
+    Syzygy50MoveRule(bool),
+    SyzygyProbeLimit(usize),
 }
 
 /// Why a `setoption` was refused. Its `Display` is meant for `info string`.
@@ -79,8 +99,12 @@ impl EngineOption {
             .find(|spec| spec.name.eq_ignore_ascii_case(name.trim()))
             .ok_or_else(|| OptionError(format!("unknown option '{name}'")))?;
         let value = value.map(str::trim);
+        if let OptionKind::String { .. } = spec.kind {
+            let text = value.filter(|text| *text != "<empty>").unwrap_or("");
+            return Ok(EngineOption::SyzygyPath(text.to_string()));
+        }
         let parsed = match spec.kind {
-            OptionKind::Button => 0,
+            OptionKind::Button | OptionKind::String { .. } => 0,
             OptionKind::Check { .. } => match value.map(str::to_ascii_lowercase).as_deref() {
                 Some("true") => 1,
                 Some("false") => 0,
@@ -103,6 +127,9 @@ impl EngineOption {
             "Ponder" => EngineOption::Ponder(parsed != 0),
             "UCI_Chess960" => EngineOption::Chess960(parsed != 0),
             "Move Overhead" => EngineOption::MoveOverheadMs(parsed as u64),
+            "SyzygyProbeDepth" => EngineOption::SyzygyProbeDepth(parsed as i32),
+            "Syzygy50MoveRule" => EngineOption::Syzygy50MoveRule(parsed != 0),
+            "SyzygyProbeLimit" => EngineOption::SyzygyProbeLimit(parsed as usize),
             other => unreachable!("option '{other}' is declared but not resolved"),
         })
     }
@@ -119,6 +146,26 @@ mod tests {
         assert_eq!(EngineOption::parse("move overhead", Some("0")), Ok(EngineOption::MoveOverheadMs(0)));
         assert_eq!(EngineOption::parse("CLEAR HASH", None), Ok(EngineOption::ClearHash));
         assert_eq!(EngineOption::parse("Threads", Some("1024")), Ok(EngineOption::Threads(1024)));
+        assert_eq!(
+            EngineOption::parse("syzygy50moverule", Some("false")),
+            Ok(EngineOption::Syzygy50MoveRule(false))
+        );
+    }
+
+    #[test]
+    fn syzygy_path_keeps_its_text() {
+        assert_eq!(
+            EngineOption::parse("SyzygyPath", Some("/tb/345:/tb/6 men")),
+            Ok(EngineOption::SyzygyPath("/tb/345:/tb/6 men".to_string()))
+        );
+        assert_eq!(
+            EngineOption::parse("SyzygyPath", Some("<empty>")),
+            Ok(EngineOption::SyzygyPath(String::new()))
+        );
+        assert_eq!(EngineOption::parse("SyzygyPath", None), Ok(EngineOption::SyzygyPath(String::new())));
+        assert_eq!(EngineOption::parse("SyzygyProbeLimit", Some("5")), Ok(EngineOption::SyzygyProbeLimit(5)));
+        assert!(EngineOption::parse("SyzygyProbeLimit", Some("8")).is_err());
+        assert!(EngineOption::parse("SyzygyProbeDepth", Some("0")).is_err());
     }
 
     #[test]
@@ -136,11 +183,13 @@ mod tests {
         assert_eq!(OPTIONS[0].to_string(), "option name Hash type spin default 16 min 1 max 1048576");
         assert_eq!(OPTIONS[2].to_string(), "option name Clear Hash type button");
         assert_eq!(OPTIONS[4].to_string(), "option name UCI_Chess960 type check default false");
+        assert_eq!(OPTIONS[6].to_string(), "option name SyzygyPath type string default <empty>");
         // Every declared option resolves with its default value.
         for spec in OPTIONS {
             let value = match spec.kind {
                 OptionKind::Spin { default, .. } => Some(default.to_string()),
                 OptionKind::Check { default } => Some(default.to_string()),
+                OptionKind::String { default } => Some(default.to_string()),
                 OptionKind::Button => None,
             };
             assert!(EngineOption::parse(spec.name, value.as_deref()).is_ok(), "{}", spec.name);

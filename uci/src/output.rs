@@ -28,6 +28,8 @@ pub struct Info {
     pub nodes: Option<u64>,
     pub nps: Option<u64>,
     pub hashfull: Option<u32>,
+    /// Tablebase hits.
+    pub tbhits: Option<u64>,
     pub time_ms: Option<u64>,
     /// Moves already in UCI notation (see [`crate::notation::format_move`]).
     pub pv: Vec<String>,
@@ -69,6 +71,9 @@ impl fmt::Display for Info {
         }
         if let Some(hashfull) = self.hashfull {
             write!(f, " hashfull {hashfull}")?;
+        }
+        if let Some(tbhits) = self.tbhits {
+            write!(f, " tbhits {tbhits}")?;
         }
         if let Some(time) = self.time_ms {
             write!(f, " time {time}")?;
@@ -115,13 +120,15 @@ mod tests {
             nodes: Some(123456),
             nps: Some(1000000),
             hashfull: Some(42),
+            tbhits: Some(7),
             time_ms: Some(123),
             pv: vec!["e2e4".into(), "e7e5".into()],
             string: None,
         };
         assert_eq!(
             info.to_string(),
-            "info depth 12 seldepth 18 score cp -35 upperbound nodes 123456 nps 1000000 hashfull 42 time 123 pv e2e4 e7e5"
+            "info depth 12 seldepth 18 score cp -35 upperbound nodes 123456 nps 1000000 hashfull 42 tbhits 7 time 123 \
+             pv e2e4 e7e5"
         );
     }
 
