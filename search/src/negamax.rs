@@ -4,14 +4,15 @@
 use backrank_eval::evaluate;
 use shakmaty::{Chess, Move, MoveList, Position};
 
-use crate::history::bonus;
+use crate::history::{Line, bonus, piece_to};
 use crate::movepick::{MovePicker, is_noisy};
 use crate::params::{
-    FP_BASE, FP_MARGIN, FP_MAX_DEPTH, LMP_MAX_DEPTH, LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH, LMR_MIN_MOVES,
-    NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR, NMP_MIN_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH,
-    lmp_limit, lmr_reduction,
+    FP_BASE, FP_MARGIN, FP_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH,
+    LMR_MIN_MOVES, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR, NMP_MIN_DEPTH, RAZOR_BASE,
+    RAZOR_MARGIN, RAZOR_MAX_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH, SEE_NOISY_MARGIN, SEE_PRUNE_MAX_DEPTH,
+    SEE_QUIET_MARGIN, lmp_limit, lmr_reduction,
 };
-use crate::position::{has_non_pawn_material, is_insufficient_material, key_after, key_of, null_move};
+use crate::position::{has_non_pawn_material, is_insufficient_material, key_after, null_move, null_move_key};
 use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_decisive, mated_in};
 use crate::see::see_ge;
 use crate::tablebase::wdl_score;
@@ -21,7 +22,7 @@ use std::sync::atomic::Ordering;
 
 /// Tablebase results are exact: they are stored as if searched this much deeper.
 const TB_DEPTH_BONUS: i32 = 6;
-use crate::worker::{Shared, Worker};
+use crate::worker::{EVAL_NONE, PlyState, Shared, Worker};
 
 impl Worker {
     /// True if the current node (the last key pushed) repeats an earlier
@@ -31,6 +32,14 @@ impl Worker {
         let key = self.keys[current];
         let reach = (halfmoves as usize).min(current);
         (4..=reach).step_by(2).any(|back| self.keys[current - back] == key)
+    }
+
+    /// Whether the static evaluation at `ply` beats the one two plies
+    /// back (or four, if we were in check then); true when neither is known.
+    fn is_improving(&self, ply: usize, static_eval: i32) -> bool {
+        let earlier =
+            [2, 4].iter().filter(|&&back| ply >= back).map(|&back| self.stack[ply - back].static_eval);
+        earlier.into_iter().find(|&eval| eval != EVAL_NONE).is_none_or(|eval| static_eval > eval)
     }
 
     fn update_pv(&mut self, ply: usize, m: Move) {
@@ -49,7 +58,7 @@ impl Worker {
         shared: &Shared,
         pos: &Chess,
         key: u64,
-        depth: i32,
+        mut depth: i32,
         ply: usize,
         mut alpha: i32,
         mut beta: i32,
@@ -137,6 +146,22 @@ impl Worker {
             Some(hit) => hit.static_eval,
             None => evaluate(pos),
         };
+        self.stack[ply].static_eval = if in_check { EVAL_NONE } else { static_eval };
+        // A stored search result bounds the position better than the
+        // static evaluation does, where its bound points the right way.
+        let eval = match tt_hit {
+            Some(hit)
+                if !in_check
+                    && !is_decisive(hit.score)
+                    && tt_cutoff(hit.bound, hit.score, static_eval, static_eval + 1) =>
+            {
+                hit.score
+            }
+            _ => static_eval,
+        };
+        // Is our static evaluation better than a move ago (two plies)? Then
+        // cut-offs are likelier and pruning can be bolder (batch 2).
+        let improving = !in_check && self.is_improving(ply, static_eval);
 
         // Step 1. Reverse futility pruning (bundle, ~+342 elo):
         // far enough above beta near the leaves, a quiet position will not fall
@@ -144,10 +169,23 @@ impl Worker {
         if !pv_node
             && !in_check
             && depth <= RFP_MAX_DEPTH
-            && static_eval - RFP_MARGIN * depth >= beta
+            && eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
             && !is_decisive(beta)
         {
-            return static_eval;
+            return eval;
+        }
+
+        // Step 1b. Razoring (batch 2, +75 elo with it at 4+0.04): far below alpha near the leaves, only a
+        // tactic can save the node; if quiescence finds none, trust it.
+        if !pv_node
+            && !in_check
+            && depth <= RAZOR_MAX_DEPTH
+            && eval + RAZOR_BASE + RAZOR_MARGIN * depth * depth < alpha
+        {
+            let score = self.quiescence(shared, pos, key, ply, alpha, beta);
+            if score <= alpha {
+                return score;
+            }
         }
 
         // Step 2. Null-move pruning (~+143 elo at 4+0.04): if passing
@@ -157,12 +195,19 @@ impl Worker {
         if !pv_node
             && !in_check
             && depth >= NMP_MIN_DEPTH
-            && static_eval >= beta
-            && !self.null_at_ply[ply]
+            && eval >= beta
+            && !self.stack[ply].null
             && has_non_pawn_material(pos)
-            && let Some(score) = self.null_move_search(shared, pos, depth, ply, beta, static_eval)
+            && let Some(score) = self.null_move_search(shared, pos, key, depth, ply, beta, eval)
         {
             return score;
+        }
+
+        // Step 2b. Internal iterative reduction (batch 2, +75 elo with it): without a table move this
+        // node was never searched (or not usefully); a shallower search
+        // costs less and fills the table for the next iteration.
+        if depth >= IIR_MIN_DEPTH && tt_move == 0 {
+            depth -= 1;
         }
 
         let mut moves = pos.legal_moves();
@@ -174,28 +219,50 @@ impl Worker {
         }
 
         let side = pos.turn();
+        let line = self.line(side, ply);
         let mut best_move: Option<Move> = None;
         // On the stack: no allocation per node.
         let mut quiets_tried = MoveList::new();
+        let mut noisy_tried = MoveList::new();
 
-        let picker = MovePicker::new(pos, moves, tt_move, &self.histories, ply);
-        for (index, m) in picker.enumerate() {
+        let mut picker = MovePicker::new(pos, moves, tt_move, line);
+        let mut next_index = 0;
+        while let Some(m) = picker.next(&self.histories) {
+            let index = next_index;
+            next_index += 1;
+            // Shallow pruning, once a move has saved us from being mated,
+            // decided before the move is made (that is the costly part).
+            if !root && best_score > -MATE_BOUND {
+                // Step 3. Shallow quiet-move pruning (bundle, ~+342 elo): late
+                // move pruning (late quiet moves of a well-ordered node
+                // rarely matter) and futility pruning (a quiet move cannot
+                // lift a static evaluation this far below alpha). Both hold
+                // for every later quiet move too, so the picker skips them.
+                if !pv_node && !in_check && !is_noisy(m) {
+                    let late = depth <= LMP_MAX_DEPTH && quiets_tried.len() >= lmp_limit(depth, improving);
+                    let futile = depth <= FP_MAX_DEPTH && eval + FP_BASE + FP_MARGIN * depth <= alpha;
+                    if late || futile {
+                        picker.skip_quiets();
+                        continue;
+                    }
+                }
+                // Step 3a. SEE pruning (batch 2, +75 elo with it): near the leaves, a move that loses
+                // material in the exchange on its square (more for
+                // captures, as depth grows) is not worth a search.
+                if depth <= SEE_PRUNE_MAX_DEPTH {
+                    let threshold = if is_noisy(m) {
+                        -SEE_NOISY_MARGIN * depth * depth
+                    } else {
+                        -SEE_QUIET_MARGIN * depth
+                    };
+                    if !see_ge(pos, m, threshold) {
+                        continue;
+                    }
+                }
+            }
             let mut child = pos.clone();
             child.play_unchecked(m);
             let gives_check = child.is_check();
-            // Step 3. Shallow quiet-move pruning (bundle, ~+342 elo),
-            // once a move has saved us from being mated: late move pruning
-            // (late quiet moves of a well-ordered node rarely matter) and
-            // futility pruning (a quiet move cannot lift a static evaluation
-            // this far below alpha).
-            if !pv_node && !in_check && !gives_check && !is_noisy(m) && best_score > -MATE_BOUND {
-                if depth <= LMP_MAX_DEPTH && quiets_tried.len() >= lmp_limit(depth) {
-                    continue;
-                }
-                if depth <= FP_MAX_DEPTH && static_eval + FP_BASE + FP_MARGIN * depth <= alpha {
-                    continue;
-                }
-            }
             let child_key = key_after(pos, key, m, &child);
             // Check extension: a move that gives check is searched a ply
             // deeper, so that forcing lines are not cut at the horizon.
@@ -203,6 +270,7 @@ impl Worker {
             let new_depth = depth - 1 + extension;
 
             self.keys.push(child_key);
+            self.stack[ply + 1] = PlyState::reached_by(Some(piece_to(side, m)), false);
             let score = if index == 0 {
                 -self.negamax(shared, &child, child_key, new_depth, ply + 1, -beta, -alpha)
             } else {
@@ -216,8 +284,9 @@ impl Worker {
                     && !in_check
                     && !gives_check
                 {
-                    let history = self.histories.quiet(side, m);
-                    (lmr_reduction(depth, index) - i32::from(pv_node) - history / LMR_HISTORY_DIVISOR)
+                    let history = self.histories.quiet(&line, m);
+                    (lmr_reduction(depth, index) - i32::from(pv_node) + i32::from(!improving)
+                        - history / LMR_HISTORY_DIVISOR)
                         .clamp(0, new_depth - 1)
                 } else {
                     0
@@ -255,14 +324,14 @@ impl Worker {
                         self.update_pv(ply, m);
                     }
                     if score >= beta {
-                        if !is_noisy(m) {
-                            self.reward_quiet(side, m, &quiets_tried, depth, ply);
-                        }
+                        self.reward_cutoff(&line, m, &quiets_tried, &noisy_tried, depth);
                         break;
                     }
                 }
             }
-            if !is_noisy(m) {
+            if is_noisy(m) {
+                noisy_tried.push(m);
+            } else {
                 quiets_tried.push(m);
             }
         }
@@ -279,24 +348,25 @@ impl Worker {
     /// Searches the null move with a reduced null window around `beta`;
     /// the score when it fails high (mates are not trusted: passing is not
     /// a legal move), else `None`.
+    #[allow(clippy::too_many_arguments)]
     fn null_move_search(
         &mut self,
         shared: &Shared,
         pos: &Chess,
+        key: u64,
         depth: i32,
         ply: usize,
         beta: i32,
         static_eval: i32,
     ) -> Option<i32> {
         let child = null_move(pos)?;
-        let child_key = key_of(&child);
+        let child_key = null_move_key(pos, key);
         let reduction =
             NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR + ((static_eval - beta) / NMP_EVAL_DIVISOR).min(3);
         self.keys.push(child_key);
-        self.null_at_ply[ply + 1] = true;
+        self.stack[ply + 1] = PlyState::reached_by(None, true);
         let score =
             -self.negamax(shared, &child, child_key, depth - 1 - reduction, ply + 1, -beta, -beta + 1);
-        self.null_at_ply[ply + 1] = false;
         self.keys.pop();
         if shared.signals.is_stopped() || score < beta {
             return None;
@@ -304,14 +374,22 @@ impl Worker {
         Some(if is_decisive(score) { beta } else { score })
     }
 
-    /// A quiet move caused a cut-off: it becomes a killer and gains history;
-    /// the quiet moves tried before it lose history.
-    fn reward_quiet(&mut self, side: shakmaty::Color, m: Move, tried: &[Move], depth: i32, ply: usize) {
+    /// Move `best` caused a cut-off: it gains history (a quiet one also
+    /// becomes a killer and a countermove); the moves of its kind tried
+    /// before it lose history, and so do the captures tried before it.
+    fn reward_cutoff(&mut self, line: &Line, best: Move, quiets: &[Move], noisy: &[Move], depth: i32) {
         let delta = bonus(depth);
-        self.histories.add_killer(ply, m);
-        self.histories.update_quiet(side, m, delta);
-        for &other in tried {
-            self.histories.update_quiet(side, other, -delta);
+        if is_noisy(best) {
+            self.histories.update_capture(line.side, best, delta);
+        } else {
+            self.histories.remember_refutation(line, best);
+            self.histories.update_quiet(line, best, delta);
+            for &other in quiets {
+                self.histories.update_quiet(line, other, -delta);
+            }
+        }
+        for &other in noisy {
+            self.histories.update_capture(line.side, other, -delta);
         }
     }
 
@@ -368,9 +446,10 @@ impl Worker {
             moves.retain(|m| m.is_capture() || m.promotion() == Some(shakmaty::Role::Queen));
         }
         let tt_move = tt_hit.map_or(0, |hit| hit.packed_move);
-        let picker = MovePicker::new(pos, moves, tt_move, &self.histories, ply);
+        let line = self.line(pos.turn(), ply);
+        let mut picker = MovePicker::new(pos, moves, tt_move, line);
         let mut best_move = None;
-        for m in picker {
+        while let Some(m) = picker.next(&self.histories) {
             // Step 6. Losing captures are not worth resolving (bundle, ~+342 elo):
             // the stand-pat score is already better.
             if !in_check && !see_ge(pos, m, 0) {
@@ -379,6 +458,7 @@ impl Worker {
             let mut child = pos.clone();
             child.play_unchecked(m);
             let child_key = key_after(pos, key, m, &child);
+            self.stack[ply + 1] = PlyState::reached_by(Some(piece_to(line.side, m)), false);
             let score = -self.quiescence(shared, &child, child_key, ply + 1, -beta, -alpha);
             if shared.signals.is_stopped() {
                 return DRAW;

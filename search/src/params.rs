@@ -31,7 +31,7 @@ pub const NMP_EVAL_DIVISOR: i32 = 200;
 /// how much history buys back a ply.
 pub const LMR_MIN_DEPTH: i32 = 3;
 pub const LMR_MIN_MOVES: usize = 3;
-pub const LMR_HISTORY_DIVISOR: i32 = 8192;
+pub const LMR_HISTORY_DIVISOR: i32 = 16_384;
 /// Base reduction: LMR_BASE + ln(depth) * ln(move number) / LMR_DIVISOR.
 const LMR_BASE: f64 = 0.75;
 const LMR_DIVISOR: f64 = 2.25;
@@ -51,11 +51,26 @@ pub fn lmr_reduction(depth: i32, index: usize) -> i32 {
     LMR_TABLE[(depth as usize).min(63)][index.min(63)]
 }
 
-/// Late move pruning: deepest node; quiet moves tried before the rest are skipped.
+/// Late move pruning: deepest node; quiet moves tried before the rest are
+/// skipped (half as many when the evaluation is not improving).
 pub const LMP_MAX_DEPTH: i32 = 7;
-pub const fn lmp_limit(depth: i32) -> usize {
-    (3 + depth * depth) as usize
+pub const fn lmp_limit(depth: i32, improving: bool) -> usize {
+    ((3 + depth * depth) / if improving { 1 } else { 2 }) as usize
 }
+
+/// Razoring: deepest node, and the margin base + per squared ply of depth.
+pub const RAZOR_MAX_DEPTH: i32 = 3;
+pub const RAZOR_BASE: i32 = 300;
+pub const RAZOR_MARGIN: i32 = 250;
+
+/// Internal iterative reduction: least depth.
+pub const IIR_MIN_DEPTH: i32 = 4;
+
+/// SEE pruning: deepest node; a quiet move may lose this much per ply of
+/// depth, a capture this much per squared ply, before it is skipped.
+pub const SEE_PRUNE_MAX_DEPTH: i32 = 8;
+pub const SEE_QUIET_MARGIN: i32 = 60;
+pub const SEE_NOISY_MARGIN: i32 = 20;
 
 /// Futility pruning: deepest node, and the margin base + per ply of depth.
 pub const FP_MAX_DEPTH: i32 = 6;

@@ -1,7 +1,7 @@
 //! Position helpers of the search: hash keys, the null move, and material
 //! tests, all over `shakmaty::Chess`.
 
-use shakmaty::zobrist::Zobrist64;
+use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position};
 
 /// The key of a position.
@@ -27,6 +27,14 @@ pub(crate) fn null_move(pos: &Chess) -> Option<Chess> {
     setup.ep_square = None;
     setup.halfmoves = 0;
     setup.position(CastlingMode::Chess960).ok()
+}
+
+/// The key of [`null_move`]`(pos)`, from `pos`'s key: the turn flips and a
+/// legal en-passant capture, if any, is gone.
+pub(crate) fn null_move_key(pos: &Chess, key: u64) -> u64 {
+    let turn = Zobrist64::zobrist_for_white_turn().0;
+    let ep = pos.legal_ep_square().map_or(0, |sq| Zobrist64::zobrist_for_en_passant_file(sq.file()).0);
+    key ^ turn ^ ep
 }
 
 /// Neither side can mate: bare kings, or a single minor piece.
@@ -61,6 +69,11 @@ mod tests {
         assert_eq!(passed.castles().castling_rights(), pos.castles().castling_rights());
         assert_eq!(passed.legal_ep_square(), None);
         assert_ne!(key_of(&passed), key_of(&pos));
+        assert_eq!(null_move_key(&pos, key_of(&pos)), key_of(&passed));
+        // With a legal en-passant capture, which the null move gives up.
+        let ep = position("rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3");
+        assert!(ep.legal_ep_square().is_some());
+        assert_eq!(null_move_key(&ep, key_of(&ep)), key_of(&null_move(&ep).unwrap()));
         assert!(null_move(&position("4k3/8/8/8/8/8/4q3/4K3 w - - 0 1")).is_none());
     }
 

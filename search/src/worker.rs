@@ -8,7 +8,7 @@ use parking_lot::Mutex;
 
 use shakmaty::{Chess, Move};
 
-use crate::history::Histories;
+use crate::history::{Histories, Line};
 use crate::limits::{Limits, TimeManager};
 use crate::params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, CHECK_EVERY_NODES};
 use crate::score::{INFINITY, MAX_PLY, is_decisive, is_mate, mate_in_moves};
@@ -104,8 +104,30 @@ pub struct Worker {
     unflushed_nodes: u64,
     pub(crate) seldepth: usize,
     pub(crate) root_moves: Vec<Move>,
-    /// Whether the move into each ply was a null move.
-    pub(crate) null_at_ply: [bool; MAX_PLY + 2],
+    /// The current line, ply by ply.
+    pub(crate) stack: [PlyState; MAX_PLY + 2],
+}
+
+/// What the search remembers about one ply of the line being searched.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PlyState {
+    /// [`piece_to`](crate::history::piece_to) of the move into this ply:
+    /// `None` at the root and after a null move.
+    pub moved: Option<usize>,
+    /// Whether the move into this ply was a null move.
+    pub null: bool,
+    /// The static evaluation at this ply ([`EVAL_NONE`] in check).
+    pub static_eval: i32,
+}
+
+/// No static evaluation (the side to move was in check).
+pub(crate) const EVAL_NONE: i32 = i32::MIN;
+
+impl PlyState {
+    /// A ply reached by `moved` (`None` for the root or a null move).
+    pub(crate) const fn reached_by(moved: Option<usize>, null: bool) -> PlyState {
+        PlyState { moved, null, static_eval: EVAL_NONE }
+    }
 }
 
 impl Worker {
@@ -119,8 +141,14 @@ impl Worker {
             unflushed_nodes: 0,
             seldepth: 0,
             root_moves: Vec::new(),
-            null_at_ply: [false; MAX_PLY + 2],
+            stack: [PlyState::reached_by(None, false); MAX_PLY + 2],
         }
+    }
+
+    /// The line to the node at `ply`, for move ordering.
+    pub(crate) fn line(&self, side: shakmaty::Color, ply: usize) -> Line {
+        let back_two = if ply >= 1 { self.stack[ply - 1].moved } else { None };
+        Line { side, ply, previous: [self.stack[ply].moved, back_two] }
     }
 
     /// Counts a node; the main thread also looks at the clock and the node
@@ -166,6 +194,7 @@ impl Worker {
         self.keys.extend_from_slice(game_keys);
         let root_key = crate::position::key_of(root);
         self.keys.push(root_key);
+        self.stack[0] = PlyState::reached_by(None, false);
 
         let mut completed: Option<Iteration> = None;
         let max_depth = shared.limits.max_depth();
