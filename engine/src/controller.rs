@@ -304,17 +304,18 @@ impl Controller {
 
     fn eval(&self) {
         let trace = backrank_eval::trace(self.game.current());
-        let [white, black] = trace.material;
-        let [white_psq, black_psq] = trace.placement;
-        send("      Term |    White    |    Black    ");
-        send("           |   MG    EG  |   MG    EG  ");
-        send(&format!(" Material  | {:5} {:5} | {:5} {:5}", white.mg, white.eg, black.mg, black.eg));
-        send(&format!(
-            " Placement | {:5} {:5} | {:5} {:5}",
-            white_psq.mg, white_psq.eg, black_psq.mg, black_psq.eg
-        ));
-        send(&format!(" Phase     | {} of {}", trace.phase, backrank_eval::MAX_PHASE));
-        send(&format!(" Tempo     | {}", backrank_eval::TEMPO));
+        send("         Term    |    White    |    Black    |    Total");
+        send("                 |   MG    EG  |   MG    EG  |   MG    EG");
+        for (name, [white, black]) in trace.rows() {
+            let total = white - black;
+            send(&format!(
+                " {name:<15} | {:5} {:5} | {:5} {:5} | {:5} {:5}",
+                white.mg, white.eg, black.mg, black.eg, total.mg, total.eg
+            ));
+        }
+        send(&format!(" Phase           | {} of {}", trace.phase, backrank_eval::MAX_PHASE));
+        send(&format!(" Endgame scale   | {} of 64", trace.scale));
+        send(&format!(" Tempo           | {}", backrank_eval::TEMPO));
         send("");
         send(&format!("Final evaluation: {} (side to move)", trace.score));
     }

@@ -1,17 +1,22 @@
 //! Static evaluation: a position in, a score out (centipawns, from the side
 //! to move's point of view).
 //!
-//! Eval v1 is tapered material plus piece-square tables: every term has a
-//! middlegame and an endgame value, blended by the game phase (the non-pawn
-//! material left), plus a small bonus for having the move. The tables are
-//! built by formulas in [`pst`] rather than typed in, and are mirrored for
-//! Black, so the evaluation of the colour-flipped position is exactly the same.
+//! Every term has a middlegame and an endgame value, blended by the game
+//! phase (the non-pawn material left), plus a small bonus for having the
+//! move: material and piece-square tables (built by formulas in [`pst`]),
+//! then mobility, pawn structure, passed pawns, king safety, threats and
+//! piece bonuses (`terms`, weights in [`weights`]), and a scale on the
+//! endgame part for drawish endings. Black reads every table mirrored, so
+//! the evaluation of the colour-flipped position is exactly the same.
 
 mod pst;
+mod terms;
+pub mod weights;
 
 use shakmaty::{Bitboard, Chess, Color, Position, Role};
 
 pub use pst::{MATERIAL, PHASE_WEIGHT, PST};
+pub use terms::{Terms, side};
 
 /// A score with a middlegame and an endgame part.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -40,23 +45,51 @@ impl std::ops::Sub for Tapered {
     }
 }
 
+impl std::ops::Mul<i32> for Tapered {
+    type Output = Tapered;
+    fn mul(self, factor: i32) -> Tapered {
+        Tapered::new(self.mg * factor, self.eg * factor)
+    }
+}
+
 /// Phase of a full board: 4 minor pieces, 4 rooks, 2 queens.
 pub const MAX_PHASE: i32 = 24;
 
 /// Bonus for the side to move (roughly half a tempo's worth).
 pub const TEMPO: i32 = 10;
 
-/// The breakdown of an evaluation, for the `eval` command.
+/// The breakdown of an evaluation, for the `eval` command. Arrays of two
+/// are White's then Black's (see [`side`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Trace {
-    /// Material of each colour (white, black).
     pub material: [Tapered; 2],
-    /// Piece-square bonuses of each colour (white, black).
+    /// Piece-square bonuses.
     pub placement: [Tapered; 2],
+    /// Mobility, pawn structure, passed pawns, king safety, threats, pieces.
+    pub terms: Terms,
     /// 0 (bare kings and pawns) to [`MAX_PHASE`] (all pieces on).
     pub phase: i32,
+    /// The endgame part is scaled by this many 64ths (drawish endings).
+    pub scale: i32,
     /// The final score, side to move.
     pub score: i32,
+}
+
+impl Trace {
+    /// Every term by name, with White's and Black's share, in `eval` order.
+    pub fn rows(&self) -> [(&'static str, [Tapered; 2]); 8] {
+        let t = &self.terms;
+        [
+            ("Material", self.material),
+            ("Placement", self.placement),
+            ("Mobility", t.mobility),
+            ("Pawns", t.pawns),
+            ("Passed pawns", t.passed),
+            ("King safety", t.king_safety),
+            ("Threats", t.threats),
+            ("Pieces", t.pieces),
+        ]
+    }
 }
 
 /// The value of a piece in centipawns (middlegame), for move ordering.
@@ -80,26 +113,74 @@ pub fn trace(pos: &Chess) -> Trace {
         for color in Color::ALL {
             let pieces: Bitboard = board.by_piece(role.of(color));
             let count = pieces.count() as i32;
-            material[color as usize].mg += MATERIAL[index].mg * count;
-            material[color as usize].eg += MATERIAL[index].eg * count;
+            material[side(color)] = material[side(color)] + MATERIAL[index] * count;
             phase += PHASE_WEIGHT[index] * count;
             for sq in pieces {
                 // Tables are written for White; Black reads them mirrored.
                 let relative = if color == Color::White { sq } else { sq.flip_vertical() };
-                placement[color as usize] = placement[color as usize] + PST[index][relative as usize];
+                placement[side(color)] = placement[side(color)] + PST[index][relative as usize];
             }
         }
     }
     let phase = phase.min(MAX_PHASE);
-    let white = Color::White as usize;
-    let black = Color::Black as usize;
-    let total = material[white] + placement[white] - material[black] - placement[black];
-    let blended = (total.mg * phase + total.eg * (MAX_PHASE - phase)) / MAX_PHASE;
+    let terms = terms::evaluate_terms(pos);
+    let rows = [
+        material,
+        placement,
+        terms.mobility,
+        terms.pawns,
+        terms.passed,
+        terms.king_safety,
+        terms.threats,
+        terms.pieces,
+    ];
+    let total = rows.iter().fold(Tapered::default(), |sum, [white, black]| sum + *white - *black);
+    let scale = endgame_scale(pos, total.eg);
+    let eg = total.eg * scale / 64;
+    let blended = (total.mg * phase + eg * (MAX_PHASE - phase)) / MAX_PHASE;
     let score = match pos.turn() {
         Color::White => blended,
         Color::Black => -blended,
     } + TEMPO;
-    Trace { material, placement, phase, score }
+    Trace { material, placement, terms, phase, scale, score }
+}
+
+/// How much of the endgame score holds up, in 64ths: less with
+/// opposite-coloured bishops, or when the side ahead has no pawns and too
+/// little extra material to mate.
+fn endgame_scale(pos: &Chess, eg: i32) -> i32 {
+    use weights::*;
+    let board = pos.board();
+    let strong = if eg >= 0 { Color::White } else { Color::Black };
+    let non_pawn = |color: Color| -> i32 {
+        [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+            .into_iter()
+            .map(|role| piece_value(role) * (board.by_piece(role.of(color))).count() as i32)
+            .sum()
+    };
+    let strong_pawns = (board.pawns() & board.by_color(strong)).count();
+    if strong_pawns == 0 {
+        let ours = board.by_color(strong);
+        let only_knights = (ours & !board.kings()) == (ours & board.knights());
+        if non_pawn(strong) <= piece_value(Role::Bishop)
+            || only_knights && (ours & board.knights()).count() <= 2
+        {
+            return SCALE_CANNOT_WIN;
+        }
+        if non_pawn(strong) - non_pawn(!strong) <= piece_value(Role::Bishop) {
+            return SCALE_NO_PAWNS_SMALL_EDGE;
+        }
+    }
+    let white_bishops = board.bishops() & board.white();
+    let black_bishops = board.bishops() & board.black();
+    let opposite = white_bishops.count() == 1
+        && black_bishops.count() == 1
+        && (white_bishops & Bitboard::DARK_SQUARES).any() != (black_bishops & Bitboard::DARK_SQUARES).any();
+    if opposite {
+        let others = board.knights() | board.rooks() | board.queens();
+        return if others.is_empty() { SCALE_OPPOSITE_BISHOPS } else { SCALE_OPPOSITE_BISHOPS_PIECES };
+    }
+    SCALE_NORMAL
 }
 
 #[cfg(test)]
@@ -146,6 +227,72 @@ mod tests {
         let black_to_move = position("4k3/8/8/8/8/8/8/3QK3 b - - 0 1");
         assert!(evaluate(&white_to_move) > 800);
         assert!(evaluate(&black_to_move) < -800);
+    }
+
+    /// White's share minus Black's of one row of the trace.
+    fn net(pos: &Chess, row: &str) -> Tapered {
+        let [white, black] = trace(pos).rows().into_iter().find(|(name, _)| *name == row).unwrap().1;
+        white - black
+    }
+
+    #[test]
+    fn passed_pawns_count_and_grow_with_rank() {
+        // White's d-pawn is passed (no black pawn on c-e ahead); Black's h-pawn is not.
+        let passed = position("4k3/7p/8/8/3P3P/8/8/4K3 w - - 0 1");
+        assert!(net(&passed, "Passed pawns").eg > 0);
+        let further = position("4k3/7p/3P4/8/8/7P/8/4K3 w - - 0 1");
+        assert!(net(&further, "Passed pawns").eg > net(&passed, "Passed pawns").eg);
+        // A black pawn on e5 stops it.
+        let stopped = position("4k3/8/8/4p3/3P4/8/8/4K3 w - - 0 1");
+        assert_eq!(net(&stopped, "Passed pawns"), Tapered::default());
+    }
+
+    #[test]
+    fn a_sheltered_king_is_safer_than_an_open_one() {
+        // Same material; White's king has its pawns, Black's has lost them.
+        let pos = position("r5k1/5r2/8/8/8/8/5PPP/R5K1 w - - 0 1");
+        assert!(net(&pos, "King safety").mg > 0);
+        // Pieces bearing on the king's zone add danger.
+        let calm = position("6k1/5ppp/8/8/8/8/5PPP/3QR1K1 w - - 0 1");
+        let attacked = position("6k1/5ppp/8/6N1/7Q/8/5PPP/6K1 w - - 0 1");
+        assert!(net(&attacked, "King safety").mg > net(&calm, "King safety").mg);
+    }
+
+    #[test]
+    fn chess960_corner_bishop_behind_its_pawn_is_penalised() {
+        // DFRC: White's corner bishops sit behind b2 and g2; Black's h8
+        // bishop has its diagonal open (g7 went to g6).
+        let pos = position("rnbknqrb/pppppp1p/6p1/8/8/8/PPPPPPPP/BNRKQNRB w - - 0 2");
+        let [white, black] = trace(&pos).terms.pieces;
+        assert!(white.mg < black.mg, "{white:?} {black:?}");
+    }
+
+    #[test]
+    fn bishop_pair_mobility_and_threats() {
+        let pair = position("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1");
+        let same_colour = position("4k3/8/8/8/8/8/1B6/2B1K3 w - - 0 1");
+        assert!(net(&pair, "Pieces").eg > net(&same_colour, "Pieces").eg);
+        // A knight in the corner reaches less than one in the centre.
+        let corner = position("4k3/8/8/8/8/8/8/N3K3 w - - 0 1");
+        let centre = position("4k3/8/8/8/3N4/8/8/4K3 w - - 0 1");
+        assert!(net(&centre, "Mobility").mg > net(&corner, "Mobility").mg);
+        // A pawn attacking a knight is a threat.
+        let threat = position("4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1");
+        assert!(net(&threat, "Threats").mg > 0);
+    }
+
+    #[test]
+    fn drawish_endings_are_scaled_down() {
+        assert_eq!(
+            trace(&position("4k3/8/3b4/8/8/8/8/3RK3 w - - 0 1")).scale,
+            weights::SCALE_NO_PAWNS_SMALL_EDGE
+        );
+        assert_eq!(trace(&position("4k3/8/8/8/8/8/8/2NNK3 w - - 0 1")).scale, weights::SCALE_CANNOT_WIN);
+        assert_eq!(trace(&position("4k3/8/8/8/8/8/8/3QK3 w - - 0 1")).scale, weights::SCALE_NORMAL);
+        let opposite = position("4k3/5pp1/4b3/8/8/4B3/5PPP/6K1 w - - 0 1");
+        let same = position("4k3/5pp1/3b4/8/8/4B3/5PPP/6K1 w - - 0 1");
+        assert_eq!(trace(&opposite).scale, weights::SCALE_OPPOSITE_BISHOPS);
+        assert_eq!(trace(&same).scale, weights::SCALE_NORMAL);
     }
 
     #[test]

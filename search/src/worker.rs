@@ -154,6 +154,11 @@ impl Worker {
     /// Counts a node; the main thread also looks at the clock and the node
     /// limit. Returns true when the search must stop.
     pub(crate) fn count_node(&mut self, shared: &Shared) -> bool {
+        // Once stopped, nothing more is searched or counted (the root may
+        // still be entered): a node limit is then exact.
+        if shared.signals.is_stopped() {
+            return true;
+        }
         self.nodes += 1;
         self.unflushed_nodes += 1;
         if self.unflushed_nodes >= CHECK_EVERY_NODES {
