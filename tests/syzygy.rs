@@ -28,6 +28,15 @@ fn last_score_line(engine: &Engine, lines: &[String]) -> String {
     }
 }
 
+/// Sends `position fen <fen>` and `go`; the best move, the last scored
+/// `info` line, and every line before `bestmove`.
+fn search(engine: &mut Engine, fen: &str, go: &str) -> (String, String, Vec<String>) {
+    engine.send(&format!("position fen {fen}"));
+    let (best, _, lines) = engine.go(go);
+    let line = last_score_line(engine, &lines);
+    (best, line, lines)
+}
+
 /// The number after `key` in an info line.
 fn field(line: &str, key: &str) -> Option<i64> {
     let tokens: Vec<&str> = line.split_whitespace().collect();
@@ -70,9 +79,7 @@ fn drawn_endings_score_zero_at_depth_one() {
     // K+R v K+B, and K+P v K+P with blocked pawns: the tables say draw,
     // though the material says otherwise for the first.
     for fen in ["8/8/3bk3/8/8/8/3RK3/8 w - - 0 1", "8/4p3/8/4k3/8/8/4P3/4K3 w - - 0 1"] {
-        engine.send(&format!("position fen {fen}"));
-        let (_, _, lines) = engine.go("go depth 1");
-        let line = last_score_line(&engine, &lines);
+        let (_, line, _) = search(&mut engine, fen, "go depth 1");
         assert_eq!(field(&line, "cp"), Some(0), "{fen}: {line}");
         assert!(field(&line, "tbhits").is_some_and(|hits| hits >= 1), "{line}");
     }
@@ -83,10 +90,8 @@ fn a_capture_into_a_won_table_is_found() {
     let _cpu = shared_cpu();
     let mut engine = engine_with_tables();
     // Five pieces, outside the tables; Qxf4 leaves K+Q v K+N, a won table.
-    engine.send("position fen k7/8/8/8/3Q1r2/8/8/4K1n1 w - - 0 1");
-    let (best, _, lines) = engine.go("go depth 2");
+    let (best, line, lines) = search(&mut engine, "k7/8/8/8/3Q1r2/8/8/4K1n1 w - - 0 1", "go depth 2");
     assert_eq!(best, "d4f4", "{lines:?}");
-    let line = last_score_line(&engine, &lines);
     let cp = field(&line, "cp").unwrap_or(0);
     assert!(cp > 20_000, "{line}");
     assert!(field(&line, "tbhits").is_some_and(|hits| hits >= 1), "{line}");
@@ -96,14 +101,10 @@ fn a_capture_into_a_won_table_is_found() {
 fn positions_with_castling_rights_are_never_probed() {
     let _cpu = shared_cpu();
     let mut engine = engine_with_tables();
-    engine.send("position fen 4k3/8/8/8/8/8/8/R3K3 w Q - 0 1");
-    let (_, _, lines) = engine.go("go depth 3");
-    let line = last_score_line(&engine, &lines);
+    let (_, line, _) = search(&mut engine, "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1", "go depth 3");
     assert_eq!(field(&line, "tbhits"), Some(0), "{line}");
     // The same without the right is in the tables.
-    engine.send("position fen 4k3/8/8/8/8/8/8/R3K3 w - - 0 1");
-    let (_, _, lines) = engine.go("go depth 3");
-    let line = last_score_line(&engine, &lines);
+    let (_, line, _) = search(&mut engine, "4k3/8/8/8/8/8/8/R3K3 w - - 0 1", "go depth 3");
     assert!(field(&line, "tbhits").is_some_and(|hits| hits >= 1), "{line}");
     assert!(field(&line, "cp").is_some_and(|cp| cp > 20_000) || line.contains(" mate "), "{line}");
 }
@@ -115,17 +116,15 @@ fn without_tables_nothing_changes() {
     engine.send("setoption name SyzygyPath value /no/such/folder");
     let lines = engine.sync();
     assert!(lines.len() == 1 && lines[0].starts_with("info string no Syzygy tables"), "{lines:?}");
-    engine.send("position fen 8/8/3bk3/8/8/8/3RK3/8 w - - 0 1");
-    let (best, _, lines) = engine.go("go depth 4");
-    let pos: Chess = parse_fen("8/8/3bk3/8/8/8/3RK3/8 w - - 0 1").unwrap();
+    let krkb = "8/8/3bk3/8/8/8/3RK3/8 w - - 0 1";
+    let (best, line, _) = search(&mut engine, krkb, "go depth 4");
+    let pos: Chess = parse_fen(krkb).unwrap();
     assert!(parse_move(&pos, &best).is_ok_and(|m| pos.is_legal(m)), "{best}");
-    let line = last_score_line(&engine, &lines);
     assert_eq!(field(&line, "tbhits"), Some(0), "{line}");
     // An emptied path unloads the tables without a word.
     let mut engine = engine_with_tables();
     engine.send("setoption name SyzygyPath value <empty>");
     assert_eq!(engine.sync(), Vec::<String>::new());
-    engine.send("position fen 8/8/3bk3/8/8/8/3RK3/8 w - - 0 1");
-    let (_, _, lines) = engine.go("go depth 2");
-    assert_eq!(field(&last_score_line(&engine, &lines), "tbhits"), Some(0));
+    let (_, line, _) = search(&mut engine, krkb, "go depth 2");
+    assert_eq!(field(&line, "tbhits"), Some(0), "{line}");
 }

@@ -12,7 +12,7 @@ use std::sync::LazyLock;
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,
 };
-use shakmaty::{Bitboard, CastlingSide, Chess, Color, File, Position, Rank, Role, Square};
+use shakmaty::{Bitboard, CastlingSide, Chess, Color, File, Position, Role, Square};
 
 use crate::Tapered;
 use crate::weights::*;
@@ -54,14 +54,11 @@ fn relative_rank(color: Color, sq: Square) -> i32 {
 
 /// Every square on ranks strictly ahead of `rank` for `color`.
 fn ranks_ahead(color: Color, rank: i32) -> Bitboard {
-    let mut mask = Bitboard::EMPTY;
-    for r in 0..8 {
-        let ahead = if color == Color::White { r > rank } else { r < rank };
-        if ahead {
-            mask |= Bitboard::from_rank(Rank::new(r as u32));
-        }
+    // A shift, not a loop: this runs for every pawn of every evaluation.
+    match color {
+        Color::White => Bitboard::FULL.shift(8 * (rank + 1)),
+        Color::Black => Bitboard::FULL.shift(8 * rank - 64),
     }
-    mask
 }
 
 /// Per colour and square: the squares ahead on the same file, and ahead on
