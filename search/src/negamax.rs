@@ -10,13 +10,13 @@ use crate::params::{
     FP_BASE, FP_MARGIN, FP_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH,
     LMR_MIN_MOVES, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR, NMP_MIN_DEPTH, RAZOR_BASE,
     RAZOR_MARGIN, RAZOR_MAX_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH, SEE_NOISY_MARGIN, SEE_PRUNE_MAX_DEPTH,
-    SEE_QUIET_MARGIN, lmp_limit, lmr_reduction,
+    SEE_QUIET_MARGIN, SE_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_MARGIN, lmp_limit, lmr_reduction,
 };
 use crate::position::{has_non_pawn_material, is_insufficient_material, key_after, null_move, null_move_key};
 use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_decisive, mated_in};
 use crate::see::see_ge;
 use crate::tablebase::wdl_score;
-use crate::tt::{Bound, pack_move};
+use crate::tt::{Bound, TtHit, is_packed, pack_move};
 use shakmaty_syzygy::Wdl;
 use std::sync::atomic::Ordering;
 
@@ -95,9 +95,14 @@ impl Worker {
             }
         }
 
+        // A singular-extension search of this node leaves one move out: the
+        // stored result (for all moves) neither ends nor replaces it.
+        let excluded = self.stack[ply].excluded;
+
         // Transposition table: a deep enough result ends a non-PV node.
         let tt_hit = shared.tt.probe(key, ply);
         if let Some(hit) = tt_hit
+            && excluded.is_none()
             && !pv_node
             && hit.depth >= depth
             && tt_cutoff(hit.bound, hit.score, alpha, beta)
@@ -113,6 +118,7 @@ impl Worker {
         let mut best_score = -crate::score::INFINITY;
         let mut max_score = crate::score::INFINITY;
         if !root
+            && excluded.is_none()
             && pos.halfmoves() == 0
             && depth >= shared.tablebases.config.probe_depth
             && let Some(wdl) = shared.tablebases.probe_wdl(pos)
@@ -197,6 +203,7 @@ impl Worker {
             && depth >= NMP_MIN_DEPTH
             && eval >= beta
             && !self.stack[ply].null
+            && excluded.is_none()
             && has_non_pawn_material(pos)
             && let Some(score) = self.null_move_search(shared, pos, key, depth, ply, beta, eval)
         {
@@ -230,6 +237,9 @@ impl Worker {
         while let Some(m) = picker.next(&self.histories) {
             let index = next_index;
             next_index += 1;
+            if Some(m) == excluded {
+                continue;
+            }
             // Shallow pruning, once a move has saved us from being mated,
             // decided before the move is made (that is the costly part).
             if !root && best_score > -MATE_BOUND {
@@ -266,7 +276,21 @@ impl Worker {
             let child_key = key_after(pos, key, m, &child);
             // Check extension: a move that gives check is searched a ply
             // deeper, so that forcing lines are not cut at the horizon.
-            let extension = i32::from(gives_check && ply < 2 * MAX_PLY / 3);
+            let mut extension = i32::from(gives_check && ply < 2 * MAX_PLY / 3);
+            // Step 3b. Singular extensions (multi-cut, negative extensions):
+            // when the table move is much better than every other move
+            // (a reduced search without it fails low well below its score),
+            // the node hinges on it: search it a ply deeper. When even the
+            // others beat beta, the node cuts at once; when only the table
+            // move is expected to, it is searched a ply shallower.
+            if !root && excluded.is_none() && is_packed(m, tt_move) && ply < 2 * MAX_PLY / 3 {
+                match self.singular(shared, pos, key, depth, ply, beta, tt_hit, m) {
+                    Singular::Extend => extension = 1,
+                    Singular::MultiCut(score) => return score,
+                    Singular::Reduce => extension = -1,
+                    Singular::No => {}
+                }
+            }
             let new_depth = depth - 1 + extension;
 
             self.keys.push(child_key);
@@ -336,6 +360,10 @@ impl Worker {
             }
         }
 
+        if excluded.is_some() {
+            // Every other move was pruned: nothing beats alpha.
+            return if best_score == -crate::score::INFINITY { alpha } else { best_score };
+        }
         best_score = best_score.min(max_score);
         let bound = bound_of(best_score, original_alpha, beta);
         if !(root && shared.signals.is_stopped()) {
@@ -343,6 +371,42 @@ impl Worker {
             shared.tt.store(key, ply, packed, best_score, static_eval, depth, bound);
         }
         best_score
+    }
+
+    /// The singular-extension test of the table move `m` (see Step 3b).
+    #[allow(clippy::too_many_arguments)]
+    fn singular(
+        &mut self,
+        shared: &Shared,
+        pos: &Chess,
+        key: u64,
+        depth: i32,
+        ply: usize,
+        beta: i32,
+        tt_hit: Option<TtHit>,
+        m: Move,
+    ) -> Singular {
+        let Some(hit) = tt_hit else { return Singular::No };
+        if depth < SE_MIN_DEPTH
+            || hit.bound == Bound::Upper
+            || hit.depth < depth - SE_TT_DEPTH_MARGIN
+            || is_decisive(hit.score)
+        {
+            return Singular::No;
+        }
+        let singular_beta = hit.score - SE_MARGIN * depth;
+        self.stack[ply].excluded = Some(m);
+        let score = self.negamax(shared, pos, key, (depth - 1) / 2, ply, singular_beta - 1, singular_beta);
+        self.stack[ply].excluded = None;
+        if score < singular_beta {
+            Singular::Extend
+        } else if singular_beta >= beta {
+            Singular::MultiCut(singular_beta)
+        } else if hit.score >= beta {
+            Singular::Reduce
+        } else {
+            Singular::No
+        }
     }
 
     /// Searches the null move with a reduced null window around `beta`;
@@ -478,6 +542,17 @@ impl Worker {
         shared.tt.store(key, ply, best_move.map_or(0, pack_move), best_score, static_eval, 0, bound);
         best_score
     }
+}
+
+/// The verdict of the singular-extension test.
+enum Singular {
+    /// The table move alone holds the node: extend it.
+    Extend,
+    /// Other moves beat beta too: the node fails high with this score.
+    MultiCut(i32),
+    /// The table move is not singular but should cut: reduce it.
+    Reduce,
+    No,
 }
 
 /// Whether a stored score with `bound` decides a node with window (alpha, beta).

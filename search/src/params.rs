@@ -63,6 +63,12 @@ pub const RAZOR_MAX_DEPTH: i32 = 3;
 pub const RAZOR_BASE: i32 = 300;
 pub const RAZOR_MARGIN: i32 = 250;
 
+/// Singular extensions: least depth; how much shallower the table entry
+/// may be; the margin below its score, per ply of depth.
+pub const SE_MIN_DEPTH: i32 = 7;
+pub const SE_TT_DEPTH_MARGIN: i32 = 3;
+pub const SE_MARGIN: i32 = 2;
+
 /// Internal iterative reduction: least depth.
 pub const IIR_MIN_DEPTH: i32 = 4;
 

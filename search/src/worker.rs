@@ -118,6 +118,8 @@ pub(crate) struct PlyState {
     pub null: bool,
     /// The static evaluation at this ply ([`EVAL_NONE`] in check).
     pub static_eval: i32,
+    /// The move a singular-extension search leaves out at this ply.
+    pub excluded: Option<Move>,
 }
 
 /// No static evaluation (the side to move was in check).
@@ -126,7 +128,7 @@ pub(crate) const EVAL_NONE: i32 = i32::MIN;
 impl PlyState {
     /// A ply reached by `moved` (`None` for the root or a null move).
     pub(crate) const fn reached_by(moved: Option<usize>, null: bool) -> PlyState {
-        PlyState { moved, null, static_eval: EVAL_NONE }
+        PlyState { moved, null, static_eval: EVAL_NONE, excluded: None }
     }
 }
 
