@@ -1,12 +1,14 @@
 //! The Backrank engine: wiring between the GUI (`backrank_uci`), the search
 //! (`backrank_search`) and the evaluation (`backrank_eval`), plus the
-//! command-line tools `bench`, `perft` and `frc`.
+//! command-line tools `bench`, `perft`, `frc` and `datagen`.
 
 pub mod bench;
 pub mod controller;
+pub mod datagen;
 pub mod frc;
 pub mod game;
 pub mod perft;
+pub mod wdl;
 
 /// Name and author as `uci` announces them.
 pub const ENGINE_NAME: &str = concat!("Backrank ", env!("CARGO_PKG_VERSION"));

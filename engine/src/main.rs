@@ -1,13 +1,15 @@
 //! `backrank`: with no arguments, a UCI engine on stdin/stdout. Subcommands:
-//! `bench [depth]`, `perft "<FEN>" <depth>`, `frc <n> [<m>] | frc random`.
+//! `bench [depth]`, `perft "<FEN>" <depth>`, `frc <n> [<m>] | frc random`,
+//! `datagen [key value]...` (see [`backrank::datagen`]).
 
 use std::process::ExitCode;
 
 use backrank::controller::Controller;
-use backrank::{bench, frc, perft};
+use backrank::{bench, datagen, frc, perft};
 use backrank_uci::notation::{parse_fen, shredder_fen, x_fen};
 
-const USAGE: &str = "usage: backrank [bench [depth] | perft \"<FEN>\" <depth> | frc <n> [<m>] | frc random]";
+const USAGE: &str =
+    "usage: backrank [bench [depth] | perft \"<FEN>\" <depth> | frc <n> [<m>] | frc random | datagen ...]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -23,6 +25,7 @@ fn main() -> ExitCode {
         ["frc", "random"] => print_frc(frc::random_number(), None),
         ["frc", n] => print_frc_args(n, None),
         ["frc", n, m] => print_frc_args(n, Some(m)),
+        ["datagen", rest @ ..] => datagen::Config::parse(rest).and_then(|config| datagen::run(&config)),
         _ => Err(USAGE.to_string()),
     };
     match result {

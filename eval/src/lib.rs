@@ -3,22 +3,33 @@
 //!
 //! Every term has a middlegame and an endgame value, blended by the game
 //! phase (the non-pawn material left), plus a small bonus for having the
-//! move: material and piece-square tables (built by formulas in [`pst`]),
-//! then mobility, pawn structure, passed pawns, king safety, threats and
-//! piece bonuses (`terms`, weights in [`weights`]), and a scale on the
-//! endgame part for drawish endings. Black reads every table mirrored, so
-//! the evaluation of the colour-flipped position is exactly the same.
+//! move: material and piece-square tables, then mobility, pawn structure
+//! (through a pawn hash), passed pawns, king safety, threats and piece
+//! bonuses (`terms`), and a scale on the endgame part for drawish endings.
+//! Black reads every table mirrored, so the evaluation of the
+//! colour-flipped position is exactly the same.
+//!
+//! The terms are written once, generic over a [`Sink`]: the engine sums
+//! them ([`Score`]); the tuner counts how often each weight is used
+//! ([`Coefficients`], [`linear`]). Every tunable weight is a field of
+//! [`Weights`] (`params.rs`, with the few untuned constants); their values
+//! are in `weights.rs`, which the tuner (`tune/`) writes.
 
-mod pst;
+mod params;
+mod pawn_cache;
+pub mod sink;
 mod terms;
 pub mod weights;
 
 use shakmaty::{Bitboard, Chess, Color, Position, Role};
 
-pub use pst::{MATERIAL, PHASE_WEIGHT, PST};
-pub use terms::{Terms, side};
+pub use params::{LAYOUT, WEIGHT_COUNT, Weights};
+pub use sink::{Coefficients, GROUP_NAMES, GROUPS, Group, Score, Sink};
+pub use terms::side;
+use weights::WEIGHTS;
 
 /// A score with a middlegame and an endgame part.
+#[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Tapered {
     pub mg: i32,
@@ -55,18 +66,17 @@ impl std::ops::Mul<i32> for Tapered {
 /// Phase of a full board: 4 minor pieces, 4 rooks, 2 queens.
 pub const MAX_PHASE: i32 = 24;
 
+/// Contribution of each role (pawn to king) to the game phase.
+pub const PHASE_WEIGHT: [i32; 6] = [0, 1, 1, 2, 4, 0];
+
 /// Bonus for the side to move (roughly half a tempo's worth).
 pub const TEMPO: i32 = 10;
 
-/// The breakdown of an evaluation, for the `eval` command. Arrays of two
-/// are White's then Black's (see [`side`]).
+/// The breakdown of an evaluation, for the `eval` command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Trace {
-    pub material: [Tapered; 2],
-    /// Piece-square bonuses.
-    pub placement: [Tapered; 2],
-    /// Mobility, pawn structure, passed pawns, king safety, threats, pieces.
-    pub terms: Terms,
+    /// The terms by [`Group`], White's then Black's.
+    pub groups: [[Tapered; 2]; GROUPS],
     /// 0 (bare kings and pawns) to [`MAX_PHASE`] (all pieces on).
     pub phase: i32,
     /// The endgame part is scaled by this many 64ths (drawish endings).
@@ -76,25 +86,22 @@ pub struct Trace {
 }
 
 impl Trace {
-    /// Every term by name, with White's and Black's share, in `eval` order.
-    pub fn rows(&self) -> [(&'static str, [Tapered; 2]); 8] {
-        let t = &self.terms;
-        [
-            ("Material", self.material),
-            ("Placement", self.placement),
-            ("Mobility", t.mobility),
-            ("Pawns", t.pawns),
-            ("Passed pawns", t.passed),
-            ("King safety", t.king_safety),
-            ("Threats", t.threats),
-            ("Pieces", t.pieces),
-        ]
+    /// Every group by name, with White's and Black's share, in `eval` order.
+    pub fn rows(&self) -> [(&'static str, [Tapered; 2]); GROUPS] {
+        std::array::from_fn(|i| (GROUP_NAMES[i], self.groups[i]))
+    }
+
+    /// White's and Black's share of `group`.
+    pub fn group(&self, group: Group) -> [Tapered; 2] {
+        self.groups[group as usize]
     }
 }
 
-/// The value of a piece in centipawns (middlegame), for move ordering.
-pub const fn piece_value(role: Role) -> i32 {
-    MATERIAL[role as usize - 1].mg
+/// The value of a piece in centipawns (middlegame), for move ordering;
+/// 0 for the king.
+#[inline]
+pub fn piece_value(role: Role) -> i32 {
+    WEIGHTS.material.get(role as usize - 1).map_or(0, |value| value.mg)
 }
 
 /// The side-to-move score of `pos`, in centipawns.
@@ -104,52 +111,69 @@ pub fn evaluate(pos: &Chess) -> i32 {
 
 /// Evaluates `pos` and keeps every term.
 pub fn trace(pos: &Chess) -> Trace {
+    let mut sums = Score::default();
+    let phase = evaluate_into(pos, &mut sums);
+    let total = sums.net();
+    let scale = endgame_scale(pos, total.eg);
+    let white = blend(total, phase, scale);
+    let score = if pos.turn() == Color::White { white } else { -white } + TEMPO;
+    Trace { groups: sums.by_group, phase, scale, score }
+}
+
+/// The middlegame and endgame parts blended by `phase`, the endgame part
+/// scaled by `scale` 64ths.
+pub fn blend(total: Tapered, phase: i32, scale: i32) -> i32 {
+    let eg = total.eg * scale / 64;
+    (total.mg * phase + eg * (MAX_PHASE - phase)) / MAX_PHASE
+}
+
+/// The evaluation of a position as the tuner sees it: linear in the
+/// weights. White's score is `blend(Σ counts[i] * weights[i] + fixed,
+/// phase, scale)`, plus [`TEMPO`] for the side to move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Linear {
+    pub coefficients: Coefficients,
+    pub phase: i32,
+    pub scale: i32,
+}
+
+/// The linear form of `pos`'s evaluation (see [`Linear`]).
+pub fn linear(pos: &Chess) -> Linear {
+    let mut coefficients = Coefficients::default();
+    let phase = evaluate_into(pos, &mut coefficients);
+    Linear { coefficients, phase, scale: trace(pos).scale }
+}
+
+/// Sends every term of `pos` to `sink`; returns the game phase.
+fn evaluate_into(pos: &Chess, sink: &mut impl Sink) -> i32 {
     let board = pos.board();
-    let mut material = [Tapered::default(); 2];
-    let mut placement = [Tapered::default(); 2];
     let mut phase = 0;
     for role in Role::ALL {
         let index = role as usize - 1;
         for color in Color::ALL {
             let pieces: Bitboard = board.by_piece(role.of(color));
-            let count = pieces.count() as i32;
-            material[side(color)] = material[side(color)] + MATERIAL[index] * count;
-            phase += PHASE_WEIGHT[index] * count;
+            phase += PHASE_WEIGHT[index] * pieces.count() as i32;
+            if let Some(value) = WEIGHTS.material.get(index) {
+                sink.group(Group::Material);
+                sink.add(color, value, pieces.count() as i32);
+            }
+            sink.group(Group::Placement);
             for sq in pieces {
                 // Tables are written for White; Black reads them mirrored.
                 let relative = if color == Color::White { sq } else { sq.flip_vertical() };
-                placement[side(color)] = placement[side(color)] + PST[index][relative as usize];
+                sink.add(color, &WEIGHTS.pst[index][relative as usize], 1);
             }
         }
     }
-    let phase = phase.min(MAX_PHASE);
-    let terms = terms::evaluate_terms(pos);
-    let rows = [
-        material,
-        placement,
-        terms.mobility,
-        terms.pawns,
-        terms.passed,
-        terms.king_safety,
-        terms.threats,
-        terms.pieces,
-    ];
-    let total = rows.iter().fold(Tapered::default(), |sum, [white, black]| sum + *white - *black);
-    let scale = endgame_scale(pos, total.eg);
-    let eg = total.eg * scale / 64;
-    let blended = (total.mg * phase + eg * (MAX_PHASE - phase)) / MAX_PHASE;
-    let score = match pos.turn() {
-        Color::White => blended,
-        Color::Black => -blended,
-    } + TEMPO;
-    Trace { material, placement, terms, phase, scale, score }
+    terms::evaluate_terms(pos, sink);
+    phase.min(MAX_PHASE)
 }
 
 /// How much of the endgame score holds up, in 64ths: less with
 /// opposite-coloured bishops, or when the side ahead has no pawns and too
 /// little extra material to mate.
 fn endgame_scale(pos: &Chess, eg: i32) -> i32 {
-    use weights::*;
+    use params::*;
     let board = pos.board();
     let strong = if eg >= 0 { Color::White } else { Color::Black };
     let non_pawn = |color: Color| -> i32 {
@@ -263,7 +287,7 @@ mod tests {
         // DFRC: White's corner bishops sit behind b2 and g2; Black's h8
         // bishop has its diagonal open (g7 went to g6).
         let pos = position("rnbknqrb/pppppp1p/6p1/8/8/8/PPPPPPPP/BNRKQNRB w - - 0 2");
-        let [white, black] = trace(&pos).terms.pieces;
+        let [white, black] = trace(&pos).group(Group::Pieces);
         assert!(white.mg < black.mg, "{white:?} {black:?}");
     }
 
@@ -285,14 +309,14 @@ mod tests {
     fn drawish_endings_are_scaled_down() {
         assert_eq!(
             trace(&position("4k3/8/3b4/8/8/8/8/3RK3 w - - 0 1")).scale,
-            weights::SCALE_NO_PAWNS_SMALL_EDGE
+            params::SCALE_NO_PAWNS_SMALL_EDGE
         );
-        assert_eq!(trace(&position("4k3/8/8/8/8/8/8/2NNK3 w - - 0 1")).scale, weights::SCALE_CANNOT_WIN);
-        assert_eq!(trace(&position("4k3/8/8/8/8/8/8/3QK3 w - - 0 1")).scale, weights::SCALE_NORMAL);
+        assert_eq!(trace(&position("4k3/8/8/8/8/8/8/2NNK3 w - - 0 1")).scale, params::SCALE_CANNOT_WIN);
+        assert_eq!(trace(&position("4k3/8/8/8/8/8/8/3QK3 w - - 0 1")).scale, params::SCALE_NORMAL);
         let opposite = position("4k3/5pp1/4b3/8/8/4B3/5PPP/6K1 w - - 0 1");
         let same = position("4k3/5pp1/3b4/8/8/4B3/5PPP/6K1 w - - 0 1");
-        assert_eq!(trace(&opposite).scale, weights::SCALE_OPPOSITE_BISHOPS);
-        assert_eq!(trace(&same).scale, weights::SCALE_NORMAL);
+        assert_eq!(trace(&opposite).scale, params::SCALE_OPPOSITE_BISHOPS);
+        assert_eq!(trace(&same).scale, params::SCALE_NORMAL);
     }
 
     #[test]
@@ -300,7 +324,7 @@ mod tests {
         let pos = position("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
         let t = trace(&pos);
         assert_eq!(t.phase, MAX_PHASE);
-        assert_eq!(t.material[0], t.material[1]);
+        assert_eq!(t.group(Group::Material)[0], t.group(Group::Material)[1]);
         assert_eq!(t.score, evaluate(&pos));
     }
 }

@@ -12,23 +12,15 @@ use std::sync::LazyLock;
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, pawn_attacks, queen_attacks, rook_attacks,
 };
-use shakmaty::{Bitboard, CastlingSide, Chess, Color, File, Position, Role, Square};
+use shakmaty::{Bitboard, Board, CastlingSide, Chess, Color, File, Position, Role, Square};
 
 use crate::Tapered;
-use crate::weights::*;
+use crate::params::*;
+use crate::pawn_cache::{self, PawnEntry};
+use crate::sink::{Group, Score, Sink};
+use crate::weights::WEIGHTS as W;
 
-/// The positional terms of one side, White first.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Terms {
-    pub mobility: [Tapered; 2],
-    pub pawns: [Tapered; 2],
-    pub passed: [Tapered; 2],
-    pub king_safety: [Tapered; 2],
-    pub threats: [Tapered; 2],
-    pub pieces: [Tapered; 2],
-}
-
-/// The index of `color` in [`Terms`]' arrays: White 0, Black 1.
+/// The index of `color` in per-colour arrays: White 0, Black 1.
 pub const fn side(color: Color) -> usize {
     match color {
         Color::White => 0,
@@ -117,10 +109,9 @@ struct Maps {
     king_attackers: [i32; 2],
 }
 
-/// Evaluates every positional term of `pos`.
-pub fn evaluate_terms(pos: &Chess) -> Terms {
+/// Evaluates every positional term of `pos` into `sink`.
+pub fn evaluate_terms<S: Sink>(pos: &Chess, sink: &mut S) {
     let board = pos.board();
-    let mut terms = Terms::default();
     let mut maps = Maps {
         attacked: [Bitboard::EMPTY; 2],
         by_role: [[Bitboard::EMPTY; 4]; 2],
@@ -134,40 +125,65 @@ pub fn evaluate_terms(pos: &Chess) -> Terms {
         let king = board.king_of(color).map_or(Bitboard::EMPTY, king_attacks);
         maps.attacked[side(color)] = maps.pawn_attacks[side(color)] | king;
     }
+    sink.group(Group::Mobility);
     for color in Color::ALL {
-        terms.mobility[side(color)] = mobility(pos, color, &mut maps);
+        mobility(pos, color, &mut maps, sink);
     }
+    // The pawn structure comes from the pawn hash, except for the tuner,
+    // which must see every term.
+    sink.group(Group::Pawns);
+    let passers = if S::CACHE_PAWNS {
+        let pawns = [board.pawns() & board.white(), board.pawns() & board.black()];
+        let entry = pawn_cache::get(pawns, || pawn_entry(pos, &maps));
+        for color in Color::ALL {
+            sink.add_fixed(color, entry.structure[side(color)]);
+        }
+        entry.passers
+    } else {
+        for color in Color::ALL {
+            pawn_structure(pos, color, &maps, sink);
+        }
+        [passers(board, Color::White), passers(board, Color::Black)]
+    };
     for color in Color::ALL {
-        let us = side(color);
-        terms.pawns[us] = pawn_structure(pos, color, &maps);
-        terms.passed[us] = passed_pawns(pos, color);
-        terms.king_safety[us] = king_safety(pos, color, &maps);
-        terms.threats[us] = threats(pos, color, &maps);
-        terms.pieces[us] = piece_bonuses(pos, color);
+        sink.group(Group::Passed);
+        passed_pawns(pos, color, passers[side(color)], sink);
+        sink.group(Group::KingSafety);
+        king_safety(pos, color, &maps, sink);
+        sink.group(Group::Threats);
+        threats(pos, color, &maps, sink);
+        sink.group(Group::Pieces);
+        piece_bonuses(pos, color, sink);
     }
-    terms
+}
+
+/// Mobility weights by role (knight..queen), indexed by safe squares reached.
+fn mobility_weights(index: usize) -> &'static [Tapered] {
+    match index {
+        0 => &W.knight_mobility,
+        1 => &W.bishop_mobility,
+        2 => &W.rook_mobility,
+        _ => &W.queen_mobility,
+    }
 }
 
 /// Safe squares each piece reaches (not blocked by our own pawns or king,
 /// not guarded by enemy pawns); fills the attack maps and the danger each
 /// piece brings to the enemy king's zone.
-fn mobility(pos: &Chess, color: Color, maps: &mut Maps) -> Tapered {
+fn mobility(pos: &Chess, color: Color, maps: &mut Maps, sink: &mut impl Sink) {
     let board = pos.board();
     let (us, them) = (side(color), side(!color));
     let occupied = board.occupied();
     let area = !(board.by_color(color) & (board.pawns() | board.kings())) & !maps.pawn_attacks[them];
     let zone = board.king_of(!color).map_or(Bitboard::EMPTY, |k| king_attacks(k).with(k));
-    let mut score = Tapered::default();
     for (index, role) in PIECE_ROLES.into_iter().enumerate() {
+        let weights = mobility_weights(index);
         for sq in board.by_piece(role.of(color)) {
             let attacks = piece_attacks(role, sq, occupied);
             maps.attacked[us] |= attacks;
             maps.by_role[us][index] |= attacks;
-            let reach = (attacks & area).count() as i32;
-            score = score + MOBILITY_PER_SQUARE[index] * (reach - MOBILITY_TYPICAL[index]);
-            if reach <= 1 {
-                score = score + TRAPPED_PIECE;
-            }
+            let reach = (attacks & area).count();
+            sink.add(color, &weights[reach.min(weights.len() - 1)], 1);
             let hits = attacks & zone;
             if hits.any() {
                 maps.king_attackers[them] += 1;
@@ -176,82 +192,103 @@ fn mobility(pos: &Chess, color: Color, maps: &mut Maps) -> Tapered {
             }
         }
     }
-    score
+}
+
+/// The pawn hash entry of `pos`: pawn structure and passers.
+fn pawn_entry(pos: &Chess, maps: &Maps) -> PawnEntry {
+    let board = pos.board();
+    let mut score = Score::default();
+    score.group(Group::Pawns);
+    for color in Color::ALL {
+        pawn_structure(pos, color, maps, &mut score);
+    }
+    PawnEntry {
+        pawns: [board.pawns() & board.white(), board.pawns() & board.black()],
+        structure: score.by_group[Group::Pawns as usize],
+        passers: [passers(board, Color::White), passers(board, Color::Black)],
+    }
+}
+
+/// `color`'s passed pawns: no enemy pawn ahead on its own or a
+/// neighbouring file, and no pawn of ours ahead on its file (the rear one
+/// of doubled pawns is not counted).
+fn passers(board: &Board, color: Color) -> Bitboard {
+    let ours = board.pawns() & board.by_color(color);
+    let theirs = board.pawns() & board.by_color(!color);
+    let mut passers = Bitboard::EMPTY;
+    for sq in ours {
+        let front = SPANS.front[side(color)][sq as usize];
+        if (SPANS.passed[side(color)][sq as usize] & theirs).is_empty() && (front & ours).is_empty() {
+            passers.add(sq);
+        }
+    }
+    passers
 }
 
 /// Doubled, isolated, backward and connected pawns.
-fn pawn_structure(pos: &Chess, color: Color, maps: &Maps) -> Tapered {
+fn pawn_structure(pos: &Chess, color: Color, maps: &Maps, sink: &mut impl Sink) {
     let board = pos.board();
     let ours = board.pawns() & board.by_color(color);
-    let mut score = Tapered::default();
     for sq in ours {
         let file = sq.file() as i32;
         let rank = relative_rank(color, sq);
         if (SPANS.front[side(color)][sq as usize] & ours).any() {
-            score = score + DOUBLED_PAWN;
+            sink.add(color, &W.doubled_pawn, 1);
         }
         let neighbours = adjacent_files(file) & ours;
         let supported = (pawn_attacks(!color, sq) & ours).any();
         let phalanx = (neighbours & Bitboard::from_rank(sq.rank())).any();
         if supported || phalanx {
-            score = score + CONNECTED_PAWN[rank as usize];
+            sink.add(color, &W.connected_pawn[rank as usize], 1);
         } else if neighbours.is_empty() {
-            score = score + ISOLATED_PAWN;
+            sink.add(color, &W.isolated_pawn, 1);
         } else if (neighbours & !ranks_ahead(color, sq.rank() as i32)).is_empty() {
             // No pawn of ours level or behind on a neighbouring file: none
             // can come to defend it, and the square ahead is guarded.
             let stop = sq.offset(if color == Color::White { 8 } else { -8 });
             if stop.is_some_and(|stop| maps.pawn_attacks[side(!color)].contains(stop)) {
-                score = score + BACKWARD_PAWN;
+                sink.add(color, &W.backward_pawn, 1);
             }
         }
     }
-    score
 }
 
 /// Passed pawns: by rank, a free path, the kings' distances, and whether
 /// the enemy king can catch it in a pawn ending.
-fn passed_pawns(pos: &Chess, color: Color) -> Tapered {
+fn passed_pawns(pos: &Chess, color: Color, passers: Bitboard, sink: &mut impl Sink) {
     let board = pos.board();
-    let ours = board.pawns() & board.by_color(color);
-    let theirs = board.pawns() & board.by_color(!color);
     let (Some(our_king), Some(their_king)) = (board.king_of(color), board.king_of(!color)) else {
-        return Tapered::default();
+        return;
     };
     let their_pieces = board.by_color(!color) & !(board.pawns() | board.kings());
-    let mut score = Tapered::default();
-    for sq in ours {
+    for sq in passers {
         let front = SPANS.front[side(color)][sq as usize];
-        if (SPANS.passed[side(color)][sq as usize] & theirs).any() || (front & ours).any() {
-            continue;
-        }
         let rank = relative_rank(color, sq);
-        score = score + PASSED_PAWN[rank as usize];
+        sink.add(color, &W.passed_pawn[rank as usize], 1);
         let Some(stop) = sq.offset(if color == Color::White { 8 } else { -8 }) else { continue };
         if !board.occupied().contains(stop) {
-            score = score + PASSED_FREE_PATH[rank as usize];
+            sink.add(color, &W.passed_free_path[rank as usize], 1);
         }
         let weight = (rank - 2).max(0);
         let kings = 2 * distance(their_king, stop) - distance(our_king, stop);
-        score = score + PASSED_KING_DISTANCE * (weight * kings);
+        sink.add(color, &W.passed_king_distance, weight * kings);
         // The rule of the square, in a pawn ending with a clear path.
         if their_pieces.is_empty() && (front & board.occupied()).is_empty() {
             let promotion = if color == Color::White { front.last() } else { front.first() }.unwrap_or(sq);
             let pawn_moves = (7 - rank).min(if rank == 1 { 5 } else { 7 });
             let tempo = i32::from(pos.turn() != color);
             if distance(their_king, promotion) - tempo > pawn_moves {
-                score = score + UNSTOPPABLE_PASSER;
+                sink.add(color, &W.unstoppable_passer, 1);
             }
         }
     }
-    score
 }
 
 /// Danger from enemy pieces on the king zone and safe checks (middlegame,
 /// squared), and the pawn shelter around the king's actual file.
-fn king_safety(pos: &Chess, color: Color, maps: &Maps) -> Tapered {
+fn king_safety(pos: &Chess, color: Color, maps: &Maps, sink: &mut impl Sink) {
     let board = pos.board();
-    let Some(king) = board.king_of(color) else { return Tapered::default() };
+    let Some(king) = board.king_of(color) else { return };
     let (us, them) = (side(color), side(!color));
     let occupied = board.occupied();
     let safe = !maps.attacked[us] & !board.by_color(!color);
@@ -267,68 +304,66 @@ fn king_safety(pos: &Chess, color: Color, maps: &Maps) -> Tapered {
         danger /= 2;
     }
     let penalty = (danger * danger / KING_DANGER_DIVISOR).min(KING_DANGER_MAX);
-    let mut score = Tapered::new(-penalty, -danger / 8);
+    sink.add_fixed(color, Tapered::new(-penalty, -danger / 8));
 
     let ours = board.pawns() & board.by_color(color);
     let theirs = board.pawns() & board.by_color(!color);
     let king_rank = relative_rank(color, king);
     if king_rank > 2 {
-        return score;
+        return;
     }
     let king_file = king.file() as i32;
     for file in (king_file - 1).max(0)..=(king_file + 1).min(7) {
         let ahead = file_mask(file) & ranks_ahead(color, king.rank() as i32);
         let shield = ahead & ours;
         let nearest = shield.into_iter().map(|sq| relative_rank(color, sq) - king_rank).min();
-        score = score
-            + match nearest {
-                Some(1) => SHIELD_NEAR,
-                Some(2) => SHIELD_FAR,
-                Some(_) => Tapered::default(),
-                None => SHIELD_MISSING,
-            };
+        match nearest {
+            Some(1) => sink.add(color, &W.shield_near, 1),
+            Some(2) => sink.add(color, &W.shield_far, 1),
+            Some(_) => {}
+            None => sink.add(color, &W.shield_missing, 1),
+        }
         if (file_mask(file) & board.pawns()).is_empty() {
-            score = score + OPEN_FILE_NEAR_KING;
+            sink.add(color, &W.open_file_near_king, 1);
         }
         let storm =
             (ahead & theirs).into_iter().filter(|&sq| relative_rank(color, sq) - king_rank <= 3).count()
                 as i32;
-        score = score + PAWN_STORM * storm;
+        sink.add(color, &W.pawn_storm, storm);
     }
-    score
 }
 
 /// Enemy pieces our pawns or lesser pieces attack, and hanging ones.
-fn threats(pos: &Chess, color: Color, maps: &Maps) -> Tapered {
+fn threats(pos: &Chess, color: Color, maps: &Maps, sink: &mut impl Sink) {
     let board = pos.board();
     let (us, them) = (side(color), side(!color));
     let targets = board.by_color(!color) & !(board.pawns() | board.kings());
     let majors = targets & (board.rooks() | board.queens());
     let minors_attack = maps.by_role[us][0] | maps.by_role[us][1];
-    THREAT_BY_PAWN * (targets & maps.pawn_attacks[us]).count() as i32
-        + THREAT_BY_MINOR * (majors & minors_attack).count() as i32
-        + THREAT_BY_ROOK * (targets & board.queens() & maps.by_role[us][2]).count() as i32
-        + HANGING_PIECE * (targets & maps.attacked[us] & !maps.attacked[them]).count() as i32
+    let count = |set: Bitboard| set.count() as i32;
+    sink.add(color, &W.threat_by_pawn, count(targets & maps.pawn_attacks[us]));
+    sink.add(color, &W.threat_by_minor, count(majors & minors_attack));
+    sink.add(color, &W.threat_by_rook, count(targets & board.queens() & maps.by_role[us][2]));
+    sink.add(color, &W.hanging_piece, count(targets & maps.attacked[us] & !maps.attacked[them]));
 }
 
 /// Bishop pair, rooks on open files, outposts, blocked corner bishops and
 /// castling rights kept.
-fn piece_bonuses(pos: &Chess, color: Color) -> Tapered {
+fn piece_bonuses(pos: &Chess, color: Color, sink: &mut impl Sink) {
     let board = pos.board();
     let ours = board.by_color(color);
     let our_pawns = board.pawns() & ours;
     let their_pawns = board.pawns() & !ours;
-    let mut score = Tapered::default();
     let bishops = board.bishops() & ours;
     if (bishops & Bitboard::DARK_SQUARES).any() && (bishops & Bitboard::LIGHT_SQUARES).any() {
-        score = score + BISHOP_PAIR;
+        sink.add(color, &W.bishop_pair, 1);
     }
     for sq in board.rooks() & ours {
         let file = file_mask(sq.file() as i32);
         if (file & board.pawns()).is_empty() {
-            score = score + ROOK_OPEN_FILE;
+            sink.add(color, &W.rook_open_file, 1);
         } else if (file & our_pawns).is_empty() {
-            score = score + ROOK_HALF_OPEN_FILE;
+            sink.add(color, &W.rook_half_open_file, 1);
         }
     }
     for sq in (board.knights() | board.bishops()) & ours {
@@ -337,22 +372,22 @@ fn piece_bonuses(pos: &Chess, color: Color) -> Tapered {
         let attackable =
             (SPANS.passed[side(color)][sq as usize] & !file_mask(sq.file() as i32) & their_pawns).any();
         if (3..=5).contains(&rank) && defended && !attackable {
-            score = score + if board.knights().contains(sq) { KNIGHT_OUTPOST } else { BISHOP_OUTPOST };
+            let outpost = if board.knights().contains(sq) { &W.knight_outpost } else { &W.bishop_outpost };
+            sink.add(color, outpost, 1);
         }
     }
     for sq in bishops {
         if let Some(blocker) = corner_diagonal_neighbour(color, sq)
             && our_pawns.contains(blocker)
         {
-            score = score + CORNER_BISHOP_BLOCKED;
+            sink.add(color, &W.corner_bishop_blocked, 1);
         }
     }
     for castling_side in [CastlingSide::KingSide, CastlingSide::QueenSide] {
         if pos.castles().has(color, castling_side) {
-            score = score + CASTLING_RIGHT;
+            sink.add(color, &W.castling_right, 1);
         }
     }
-    score
 }
 
 /// For a bishop on one of `color`'s back-rank corners, the square its only

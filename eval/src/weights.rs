@@ -1,101 +1,130 @@
-//! The weights of the evaluation terms beyond material and piece-square
-//! tables, in one place (so that a tuner can rewrite them), each a
-//! middlegame/endgame pair in centipawns.
+//! The evaluation's weights, written by the tuner (`tune/`); change them
+//! by tuning, not by hand. The meaning of each is documented on
+//! [`crate::params::Weights`].
+//!
+//! Not fitted yet: the hand-set weights of eval v2, written by `tune` with `epochs 0`.
 
 use crate::Tapered;
+use crate::params::Weights;
 
 const fn t(mg: i32, eg: i32) -> Tapered {
     Tapered::new(mg, eg)
 }
 
-// --- Mobility: per safe square reached, around a typical count. ---------
-
-/// Per safe square, by role (knight, bishop, rook, queen).
-pub const MOBILITY_PER_SQUARE: [Tapered; 4] = [t(4, 4), t(5, 5), t(2, 4), t(1, 2)];
-/// The count that scores zero, by role.
-pub const MOBILITY_TYPICAL: [i32; 4] = [4, 6, 7, 13];
-/// A piece that can go almost nowhere is worse than linear.
-pub const TRAPPED_PIECE: Tapered = t(-20, -20);
-
-// --- Pawn structure. ----------------------------------------------------
-
-pub const DOUBLED_PAWN: Tapered = t(-10, -20);
-pub const ISOLATED_PAWN: Tapered = t(-10, -12);
-/// Backward pawn: cannot be defended by a pawn and its stop square is
-/// guarded by an enemy pawn.
-pub const BACKWARD_PAWN: Tapered = t(-8, -8);
-/// Connected pawn (side by side, or defended by a pawn), by relative rank.
-pub const CONNECTED_PAWN: [Tapered; 8] =
-    [t(0, 0), t(3, 0), t(5, 2), t(8, 5), t(14, 10), t(25, 20), t(40, 35), t(0, 0)];
-/// Passed pawn, by relative rank.
-pub const PASSED_PAWN: [Tapered; 8] =
-    [t(0, 0), t(2, 10), t(4, 14), t(10, 24), t(22, 42), t(40, 75), t(65, 120), t(0, 0)];
-/// Passed pawn whose stop square is empty, by relative rank.
-pub const PASSED_FREE_PATH: [Tapered; 8] =
-    [t(0, 0), t(0, 2), t(0, 4), t(2, 8), t(4, 15), t(8, 30), t(14, 50), t(0, 0)];
-/// Per square of king distance from a passed pawn's stop square (theirs
-/// minus ours), scaled by how far the pawn has come.
-pub const PASSED_KING_DISTANCE: Tapered = t(0, 2);
-/// A passer the enemy king cannot catch in a pawn ending.
-pub const UNSTOPPABLE_PASSER: Tapered = t(0, 250);
-
-// --- King safety. --------------------------------------------------------
-
-/// Danger added by each piece attacking the king zone, by role (knight,
-/// bishop, rook, queen).
-pub const KING_ATTACKER_WEIGHT: [i32; 4] = [20, 20, 40, 80];
-/// Danger per attacked square of the king zone.
-pub const KING_ZONE_SQUARE_DANGER: i32 = 8;
-/// Danger per safe square from which an enemy piece could check.
-pub const SAFE_CHECK_DANGER: i32 = 30;
-/// Danger is squared and divided by this (middlegame centipawns)...
-pub const KING_DANGER_DIVISOR: i32 = 256;
-/// ...and capped here.
-pub const KING_DANGER_MAX: i32 = 600;
-/// Shield pawn one and two ranks in front of the king (its file and both
-/// neighbours), and a shield file without any pawn of ours.
-pub const SHIELD_NEAR: Tapered = t(14, 0);
-pub const SHIELD_FAR: Tapered = t(7, 0);
-pub const SHIELD_MISSING: Tapered = t(-12, 0);
-/// An enemy pawn storming the king's files, within three ranks of it.
-pub const PAWN_STORM: Tapered = t(-8, 0);
-/// A file next to the king with no pawn at all.
-pub const OPEN_FILE_NEAR_KING: Tapered = t(-15, 0);
-
-// --- Threats. --------------------------------------------------------------
-
-/// A piece (not a pawn) attacked by an enemy pawn.
-pub const THREAT_BY_PAWN: Tapered = t(45, 35);
-/// A rook or queen attacked by a knight or bishop.
-pub const THREAT_BY_MINOR: Tapered = t(25, 20);
-/// A queen attacked by a rook.
-pub const THREAT_BY_ROOK: Tapered = t(25, 15);
-/// A piece attacked and not defended.
-pub const HANGING_PIECE: Tapered = t(20, 15);
-
-// --- Pieces. ---------------------------------------------------------------
-
-pub const BISHOP_PAIR: Tapered = t(25, 50);
-pub const ROOK_OPEN_FILE: Tapered = t(25, 10);
-pub const ROOK_HALF_OPEN_FILE: Tapered = t(12, 6);
-/// Knight and bishop outposts: on the enemy half, defended by a pawn, out
-/// of reach of enemy pawns.
-pub const KNIGHT_OUTPOST: Tapered = t(22, 12);
-pub const BISHOP_OUTPOST: Tapered = t(12, 6);
-/// Chess960: a bishop in a corner whose diagonal is blocked by its own
-/// pawn (Bb2-less fianchetto, e.g. Ba1 with a pawn on b2).
-pub const CORNER_BISHOP_BLOCKED: Tapered = t(-30, -20);
-/// A castling right still held (the king can still find shelter).
-pub const CASTLING_RIGHT: Tapered = t(8, 0);
-
-// --- Endgame scaling, in 64ths of the endgame score. -------------------------
-
-pub const SCALE_NORMAL: i32 = 64;
-/// Opposite-coloured bishops with nothing else but pawns...
-pub const SCALE_OPPOSITE_BISHOPS: i32 = 32;
-/// ...and with other pieces too.
-pub const SCALE_OPPOSITE_BISHOPS_PIECES: i32 = 48;
-/// The stronger side has no pawns and at most a minor piece's edge.
-pub const SCALE_NO_PAWNS_SMALL_EDGE: i32 = 16;
-/// The stronger side has no pawns and only knights, or a lone minor.
-pub const SCALE_CANNOT_WIN: i32 = 0;
+/// Every tunable weight of the evaluation.
+#[rustfmt::skip]
+pub static WEIGHTS: Weights = Weights {
+    material: [
+        t(85, 115), t(335, 310), t(355, 330), t(475, 545), t(1000, 1020),
+    ],
+    pst: [
+        [
+            t(0, 0), t(0, 0), t(0, 0), t(0, 0), t(0, 0), t(0, 0), t(0, 0), t(0, 0),
+            t(0, 0), t(0, 0), t(0, 0), t(0, 0), t(0, 0), t(0, 0), t(0, 0), t(0, 0),
+            t(0, 3), t(0, 3), t(0, 3), t(0, 3), t(0, 3), t(0, 3), t(0, 3), t(0, 3),
+            t(0, 12), t(5, 12), t(5, 12), t(17, 12), t(17, 12), t(5, 12), t(5, 12), t(0, 12),
+            t(7, 28), t(12, 28), t(12, 28), t(24, 28), t(24, 28), t(12, 28), t(12, 28), t(7, 28),
+            t(20, 50), t(25, 50), t(25, 50), t(25, 50), t(25, 50), t(25, 50), t(25, 50), t(20, 50),
+            t(40, 85), t(45, 85), t(45, 85), t(45, 85), t(45, 85), t(45, 85), t(45, 85), t(40, 85),
+            t(-5, 0), t(0, 0), t(0, 0), t(0, 0), t(0, 0), t(0, 0), t(0, 0), t(-5, 0),
+        ],
+        [
+            t(-21, -15), t(-14, -10), t(-7, -5), t(0, 0), t(0, 0), t(-7, -5), t(-14, -10), t(-21, -15),
+            t(-14, -10), t(-7, -5), t(0, 0), t(7, 5), t(7, 5), t(0, 0), t(-7, -5), t(-14, -10),
+            t(-7, -5), t(0, 0), t(7, 5), t(14, 10), t(14, 10), t(7, 5), t(0, 0), t(-7, -5),
+            t(6, 0), t(13, 5), t(20, 10), t(27, 15), t(27, 15), t(20, 10), t(13, 5), t(6, 0),
+            t(6, 0), t(13, 5), t(20, 10), t(27, 15), t(27, 15), t(20, 10), t(13, 5), t(6, 0),
+            t(-1, -5), t(6, 0), t(13, 5), t(20, 10), t(20, 10), t(13, 5), t(6, 0), t(-1, -5),
+            t(-14, -10), t(-7, -5), t(0, 0), t(7, 5), t(7, 5), t(0, 0), t(-7, -5), t(-14, -10),
+            t(-21, -15), t(-14, -10), t(-7, -5), t(0, 0), t(0, 0), t(-7, -5), t(-14, -10), t(-21, -15),
+        ],
+        [
+            t(-9, -9), t(-6, -6), t(-3, -3), t(0, 0), t(0, 0), t(-3, -3), t(-6, -6), t(-9, -9),
+            t(-6, -6), t(-3, -3), t(0, 0), t(3, 3), t(3, 3), t(0, 0), t(-3, -3), t(-6, -6),
+            t(-3, -3), t(0, 0), t(3, 3), t(6, 6), t(6, 6), t(3, 3), t(0, 0), t(-3, -3),
+            t(0, 0), t(3, 3), t(6, 6), t(9, 9), t(9, 9), t(6, 6), t(3, 3), t(0, 0),
+            t(0, 0), t(3, 3), t(6, 6), t(9, 9), t(9, 9), t(6, 6), t(3, 3), t(0, 0),
+            t(-3, -3), t(0, 0), t(3, 3), t(6, 6), t(6, 6), t(3, 3), t(0, 0), t(-3, -3),
+            t(-6, -6), t(-3, -3), t(0, 0), t(3, 3), t(3, 3), t(0, 0), t(-3, -3), t(-6, -6),
+            t(-9, -9), t(-6, -6), t(-3, -3), t(0, 0), t(0, 0), t(-3, -3), t(-6, -6), t(-9, -9),
+        ],
+        [
+            t(-3, 0), t(-1, 0), t(1, 0), t(3, 0), t(3, 0), t(1, 0), t(-1, 0), t(-3, 0),
+            t(-3, 0), t(-1, 0), t(1, 0), t(3, 0), t(3, 0), t(1, 0), t(-1, 0), t(-3, 0),
+            t(-3, 0), t(-1, 0), t(1, 0), t(3, 0), t(3, 0), t(1, 0), t(-1, 0), t(-3, 0),
+            t(-3, 0), t(-1, 0), t(1, 0), t(3, 0), t(3, 0), t(1, 0), t(-1, 0), t(-3, 0),
+            t(-3, 0), t(-1, 0), t(1, 0), t(3, 0), t(3, 0), t(1, 0), t(-1, 0), t(-3, 0),
+            t(-3, 0), t(-1, 0), t(1, 0), t(3, 0), t(3, 0), t(1, 0), t(-1, 0), t(-3, 0),
+            t(12, 7), t(14, 7), t(16, 7), t(18, 7), t(18, 7), t(16, 7), t(14, 7), t(12, 7),
+            t(-3, 0), t(-1, 0), t(1, 0), t(3, 0), t(3, 0), t(1, 0), t(-1, 0), t(-3, 0),
+        ],
+        [
+            t(-3, -12), t(-2, -8), t(-1, -4), t(0, 0), t(0, 0), t(-1, -4), t(-2, -8), t(-3, -12),
+            t(-2, -8), t(-1, -4), t(0, 0), t(1, 4), t(1, 4), t(0, 0), t(-1, -4), t(-2, -8),
+            t(-1, -4), t(0, 0), t(1, 4), t(2, 8), t(2, 8), t(1, 4), t(0, 0), t(-1, -4),
+            t(0, 0), t(1, 4), t(2, 8), t(3, 12), t(3, 12), t(2, 8), t(1, 4), t(0, 0),
+            t(-5, 0), t(-4, 4), t(-3, 8), t(-2, 12), t(-2, 12), t(-3, 8), t(-4, 4), t(-5, 0),
+            t(-6, -4), t(-5, 0), t(-4, 4), t(-3, 8), t(-3, 8), t(-4, 4), t(-5, 0), t(-6, -4),
+            t(-7, -8), t(-6, -4), t(-5, 0), t(-4, 4), t(-4, 4), t(-5, 0), t(-6, -4), t(-7, -8),
+            t(-8, -12), t(-7, -8), t(-6, -4), t(-5, 0), t(-5, 0), t(-6, -4), t(-7, -8), t(-8, -12),
+        ],
+        [
+            t(20, -27), t(25, -18), t(5, -9), t(-5, 0), t(-5, 0), t(5, -9), t(25, -18), t(20, -27),
+            t(0, -18), t(5, -9), t(-15, 0), t(-25, 9), t(-25, 9), t(-15, 0), t(5, -9), t(0, -18),
+            t(-20, -9), t(-15, 0), t(-35, 9), t(-45, 18), t(-45, 18), t(-35, 9), t(-15, 0), t(-20, -9),
+            t(-35, 0), t(-30, 9), t(-50, 18), t(-60, 27), t(-60, 27), t(-50, 18), t(-30, 9), t(-35, 0),
+            t(-45, 0), t(-40, 9), t(-60, 18), t(-70, 27), t(-70, 27), t(-60, 18), t(-40, 9), t(-45, 0),
+            t(-50, -9), t(-45, 0), t(-65, 9), t(-75, 18), t(-75, 18), t(-65, 9), t(-45, 0), t(-50, -9),
+            t(-50, -18), t(-45, -9), t(-65, 0), t(-75, 9), t(-75, 9), t(-65, 0), t(-45, -9), t(-50, -18),
+            t(-50, -27), t(-45, -18), t(-65, -9), t(-75, 0), t(-75, 0), t(-65, -9), t(-45, -18), t(-50, -27),
+        ],
+    ],
+    knight_mobility: [
+        t(-36, -36), t(-32, -32), t(-8, -8), t(-4, -4), t(0, 0), t(4, 4), t(8, 8), t(12, 12),
+        t(16, 16),
+    ],
+    bishop_mobility: [
+        t(-50, -50), t(-45, -45), t(-20, -20), t(-15, -15), t(-10, -10), t(-5, -5), t(0, 0), t(5, 5),
+        t(10, 10), t(15, 15), t(20, 20), t(25, 25), t(30, 30), t(35, 35),
+    ],
+    rook_mobility: [
+        t(-34, -48), t(-32, -44), t(-10, -20), t(-8, -16), t(-6, -12), t(-4, -8), t(-2, -4), t(0, 0),
+        t(2, 4), t(4, 8), t(6, 12), t(8, 16), t(10, 20), t(12, 24), t(14, 28),
+    ],
+    queen_mobility: [
+        t(-33, -46), t(-32, -44), t(-11, -22), t(-10, -20), t(-9, -18), t(-8, -16), t(-7, -14), t(-6, -12),
+        t(-5, -10), t(-4, -8), t(-3, -6), t(-2, -4), t(-1, -2), t(0, 0), t(1, 2), t(2, 4),
+        t(3, 6), t(4, 8), t(5, 10), t(6, 12), t(7, 14), t(8, 16), t(9, 18), t(10, 20),
+        t(11, 22), t(12, 24), t(13, 26), t(14, 28),
+    ],
+    doubled_pawn: t(-10, -20),
+    isolated_pawn: t(-10, -12),
+    backward_pawn: t(-8, -8),
+    connected_pawn: [
+        t(0, 0), t(3, 0), t(5, 2), t(8, 5), t(14, 10), t(25, 20), t(40, 35), t(0, 0),
+    ],
+    passed_pawn: [
+        t(0, 0), t(2, 10), t(4, 14), t(10, 24), t(22, 42), t(40, 75), t(65, 120), t(0, 0),
+    ],
+    passed_free_path: [
+        t(0, 0), t(0, 2), t(0, 4), t(2, 8), t(4, 15), t(8, 30), t(14, 50), t(0, 0),
+    ],
+    passed_king_distance: t(0, 2),
+    unstoppable_passer: t(0, 250),
+    shield_near: t(14, 0),
+    shield_far: t(7, 0),
+    shield_missing: t(-12, 0),
+    pawn_storm: t(-8, 0),
+    open_file_near_king: t(-15, 0),
+    threat_by_pawn: t(45, 35),
+    threat_by_minor: t(25, 20),
+    threat_by_rook: t(25, 15),
+    hanging_piece: t(20, 15),
+    bishop_pair: t(25, 50),
+    rook_open_file: t(25, 10),
+    rook_half_open_file: t(12, 6),
+    knight_outpost: t(22, 12),
+    bishop_outpost: t(12, 6),
+    corner_bishop_blocked: t(-30, -20),
+    castling_right: t(8, 0),
+};

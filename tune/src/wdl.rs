@@ -1,0 +1,136 @@
+//! Fits the win/draw/loss model behind `UCI_ShowWDL` to game results:
+//! with `s` the score (centipawns, side to move) and `m` the material on
+//! the board (pawn 1, minor 3, rook 5, queen 9),
+//!
+//! ```text
+//! win  = 1 / (1 + exp((a - s) / b))      loss = 1 / (1 + exp((a + s) / b))
+//! a = a0 + a1 * m / 58                   b = b0 + b1 * m / 58
+//! ```
+//!
+//! and the draw takes the rest. The four numbers maximise the likelihood
+//! of the results of `backrank datagen` positions (gradient ascent with
+//! Adam), and go into `engine/src/wdl.rs` by hand.
+
+use shakmaty::{Chess, Position, Role};
+
+/// One position: its score, material and result (White's view).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
+    pub score: f64,
+    pub material: f64,
+    pub result: f64,
+}
+
+/// Material on the board in pawns (both sides), as the model counts it.
+pub fn material(pos: &Chess) -> f64 {
+    let board = pos.board();
+    [(Role::Pawn, 1), (Role::Knight, 3), (Role::Bishop, 3), (Role::Rook, 5), (Role::Queen, 9)]
+        .into_iter()
+        .map(|(role, value)| f64::from(board.by_role(role).count() as u32 * value))
+        .sum()
+}
+
+/// The model's parameters `[a0, a1, b0, b1]`.
+pub type Params = [f64; 4];
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Win, draw and loss chances of `score` with `material` on the board.
+pub fn wdl(params: &Params, score: f64, material: f64) -> [f64; 3] {
+    let m = material.clamp(10.0, 78.0) / 58.0;
+    let a = params[0] + params[1] * m;
+    let b = (params[2] + params[3] * m).max(1.0);
+    let win = sigmoid((score - a) / b);
+    let loss = sigmoid((-score - a) / b);
+    [win, (1.0 - win - loss).max(1e-9), loss]
+}
+
+/// The mean negative log-likelihood of the results.
+pub fn cost(params: &Params, points: &[Point]) -> f64 {
+    let total: f64 = points
+        .iter()
+        .map(|p| {
+            let [win, draw, loss] = wdl(params, p.score, p.material);
+            let chance = if p.result > 0.75 {
+                win
+            } else if p.result < 0.25 {
+                loss
+            } else {
+                draw
+            };
+            -chance.max(1e-9).ln()
+        })
+        .sum();
+    total / points.len().max(1) as f64
+}
+
+/// Fits the parameters, starting from `start`, by Adam on numerical gradients.
+pub fn fit(points: &[Point], start: Params, steps: usize) -> Params {
+    let mut params = start;
+    let (mut first, mut second) = ([0.0; 4], [0.0; 4]);
+    let rate = 1.0;
+    for step in 1..=steps {
+        let mut grad = [0.0; 4];
+        for i in 0..4 {
+            let h = 0.01;
+            let (mut up, mut down) = (params, params);
+            up[i] += h;
+            down[i] -= h;
+            grad[i] = (cost(&up, points) - cost(&down, points)) / (2.0 * h);
+        }
+        for i in 0..4 {
+            first[i] = 0.9 * first[i] + 0.1 * grad[i];
+            second[i] = 0.999 * second[i] + 0.001 * grad[i] * grad[i];
+            let m = first[i] / (1.0 - 0.9f64.powi(step as i32));
+            let v = second[i] / (1.0 - 0.999f64.powi(step as i32));
+            params[i] -= rate * m / (v.sqrt() + 1e-12);
+        }
+    }
+    params
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chances_add_up_and_follow_the_score() {
+        let params = [150.0, 50.0, 60.0, 20.0];
+        for score in [-600.0, -100.0, 0.0, 100.0, 600.0] {
+            let [w, d, l] = wdl(&params, score, 40.0);
+            assert!((w + d + l - 1.0).abs() < 1e-6);
+        }
+        let [w0, _, l0] = wdl(&params, 0.0, 40.0);
+        assert!((w0 - l0).abs() < 1e-9);
+        assert!(wdl(&params, 300.0, 40.0)[0] > wdl(&params, 100.0, 40.0)[0]);
+    }
+
+    #[test]
+    fn fitting_finds_the_model_that_made_the_results() {
+        // Results drawn (deterministically) from a known model are best
+        // explained by parameters close to it.
+        let truth = [120.0, 80.0, 70.0, 10.0];
+        let mut points = Vec::new();
+        let mut state = 7u64;
+        for i in 0..8_000 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let u = (state >> 11) as f64 / (1u64 << 53) as f64;
+            let score = f64::from(i % 801) - 400.0;
+            let material = f64::from(10 + (i / 801) % 60);
+            let [w, d, _] = wdl(&truth, score, material);
+            let result = if u < w {
+                1.0
+            } else if u < w + d {
+                0.5
+            } else {
+                0.0
+            };
+            points.push(Point { score, material, result });
+        }
+        let fitted = fit(&points, [100.0, 0.0, 100.0, 0.0], 800);
+        assert!(cost(&fitted, &points) <= cost(&truth, &points) + 0.002, "{fitted:?}");
+        assert!((wdl(&fitted, 200.0, 40.0)[0] - wdl(&truth, 200.0, 40.0)[0]).abs() < 0.05, "{fitted:?}");
+    }
+}
