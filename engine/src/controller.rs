@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use backrank_search::score::{is_mate, mate_in_moves};
-use backrank_search::{Clock, Limits, Report, Search, Signals, position_keys};
+use backrank_search::{Clock, Limits, Progress, PvLine, Report, Search, Signals, position_keys};
 use backrank_uci::notation::{format_move, parse_move, shredder_fen, x_fen};
 use backrank_uci::options::OPTIONS;
 use backrank_uci::{BestMove, Command, EngineOption, GoLimits, Info, Score};
@@ -16,6 +16,7 @@ use shakmaty::{Chess, Color, Position};
 
 use crate::game::Game;
 use crate::perft::divide_report;
+use crate::wdl::wdl;
 use crate::{ENGINE_AUTHOR, ENGINE_NAME};
 
 /// Stack of the thread that runs the main search.
@@ -29,26 +30,35 @@ pub fn send(line: &str) {
     let _ = out.flush();
 }
 
-/// The `info` line of a search report.
-pub fn info_of(report: &Report, chess960: bool) -> Info {
+/// The `info` lines of a search report: one, or one per line with
+/// `MultiPV` (numbered, best first). With `wdl_root` (`UCI_ShowWDL`), each
+/// score comes with its win/draw/loss chances in that position.
+pub fn info_lines(report: &Report, chess960: bool, wdl_root: Option<&Chess>) -> Vec<Info> {
     let millis = report.elapsed.as_millis() as u64;
-    let score = if is_mate(report.score) {
-        Score::Mate(mate_in_moves(report.score))
-    } else {
-        Score::Cp(report.score)
-    };
-    Info {
-        depth: Some(report.depth),
-        seldepth: Some(report.seldepth),
-        score: Some(score),
-        nodes: Some(report.nodes),
-        nps: Some(report.nodes * 1000 / millis.max(1)),
-        hashfull: Some(report.hashfull),
-        tbhits: Some(report.tb_hits),
-        time_ms: Some(millis),
-        pv: report.pv.iter().map(|&m| format_move(m, chess960)).collect(),
-        ..Info::default()
-    }
+    let single = [PvLine { score: report.score, pv: report.pv.clone() }];
+    let lines = if report.lines.len() > 1 { report.lines.as_slice() } else { &single };
+    lines
+        .iter()
+        .enumerate()
+        .map(|(index, line)| Info {
+            depth: Some(report.depth),
+            seldepth: Some(report.seldepth),
+            multipv: (lines.len() > 1).then_some(index as u32 + 1),
+            score: Some(if is_mate(line.score) {
+                Score::Mate(mate_in_moves(line.score))
+            } else {
+                Score::Cp(line.score)
+            }),
+            wdl: wdl_root.map(|root| wdl(line.score, root)),
+            nodes: Some(report.nodes),
+            nps: Some(report.nodes * 1000 / millis.max(1)),
+            hashfull: Some(report.hashfull),
+            tbhits: Some(report.tb_hits),
+            time_ms: Some(millis),
+            pv: line.pv.iter().map(|&m| format_move(m, chess960)).collect(),
+            ..Info::default()
+        })
+        .collect()
 }
 
 /// A UCI session.
@@ -58,6 +68,10 @@ pub struct Controller {
     game: Game,
     chess960: bool,
     move_overhead_ms: u64,
+    /// Best lines to report (`MultiPV`).
+    multipv: usize,
+    /// Add `wdl w d l` to scores (`UCI_ShowWDL`).
+    show_wdl: bool,
     running: Option<JoinHandle<()>>,
 }
 
@@ -76,6 +90,8 @@ impl Controller {
             game: Game::default(),
             chess960: false,
             move_overhead_ms: 10,
+            multipv: 1,
+            show_wdl: false,
             running: None,
         }
     }
@@ -162,12 +178,19 @@ impl Controller {
         };
         let needs_search = !matches!(
             option,
-            EngineOption::Ponder(_) | EngineOption::Chess960(_) | EngineOption::MoveOverheadMs(_)
+            EngineOption::Ponder(_)
+                | EngineOption::Chess960(_)
+                | EngineOption::MoveOverheadMs(_)
+                | EngineOption::MultiPv(_)
+                | EngineOption::ShowWdl(_)
         );
         if needs_search && self.is_searching() {
             return send(&Info::string(format!("cannot set '{name}' while searching; ignored")).to_string());
         }
-        self.finish_search();
+        if needs_search {
+            // Joins a search that has already answered.
+            self.finish_search();
+        }
         match option {
             EngineOption::HashMb(mb) => {
                 if let Err(e) = self.search.lock().resize_hash(mb) {
@@ -179,6 +202,8 @@ impl Controller {
             EngineOption::Ponder(_) => {}
             EngineOption::Chess960(on) => self.chess960 = on,
             EngineOption::MoveOverheadMs(ms) => self.move_overhead_ms = ms,
+            EngineOption::MultiPv(lines) => self.multipv = lines,
+            EngineOption::ShowWdl(on) => self.show_wdl = on,
             EngineOption::SyzygyPath(paths) => self.load_tablebases(&paths),
             EngineOption::SyzygyProbeDepth(depth) => {
                 self.search.lock().tablebase_config().probe_depth = depth
@@ -236,6 +261,7 @@ impl Controller {
             infinite: go.infinite || unbounded,
             searchmoves,
             move_overhead_ms: self.move_overhead_ms,
+            multipv: self.multipv,
         }
     }
 
@@ -254,16 +280,29 @@ impl Controller {
             (Arc::clone(&self.search), Arc::clone(&self.signals), self.chess960);
         // Reset before the thread starts: a `stop` right after `go` must not be lost.
         signals.reset(go.ponder);
+        let show_wdl = self.show_wdl;
         let thread = std::thread::Builder::new().stack_size(SEARCH_STACK_BYTES).spawn(move || {
             let mut search = search.lock();
-            let result = search.go(&root, &game_keys, &limits, &signals, |report| {
-                send(&info_of(report, chess960).to_string());
+            let wdl_root = show_wdl.then_some(&root);
+            let result = search.go(&root, &game_keys, &limits, &signals, |progress| match progress {
+                Progress::Iteration(report) => {
+                    for info in info_lines(report, chess960, wdl_root) {
+                        send(&info.to_string());
+                    }
+                }
+                Progress::CurrentMove { depth, m, number } => {
+                    let currmove = Some((format_move(m, chess960), number));
+                    send(&Info { depth: Some(depth), currmove, ..Info::default() }.to_string());
+                }
             });
-            let mut last = info_of(&result.report, chess960);
             if result.best.is_none() {
-                last = Info { depth: Some(0), score: last.score, ..Info::default() };
+                let score = if is_mate(result.report.score) { Score::Mate(0) } else { Score::Cp(0) };
+                send(&Info { depth: Some(0), score: Some(score), ..Info::default() }.to_string());
+            } else {
+                for info in info_lines(&result.report, chess960, wdl_root) {
+                    send(&info.to_string());
+                }
             }
-            send(&last.to_string());
             let best = BestMove {
                 best: result.best.map(|m| format_move(m, chess960)),
                 ponder: result.ponder.map(|m| format_move(m, chess960)),

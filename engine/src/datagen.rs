@@ -26,6 +26,7 @@ use backrank_search::{Limits, Search, Signals, position_keys};
 use backrank_uci::notation::x_fen;
 
 use crate::frc;
+use crate::rng::SplitMix;
 
 /// What `backrank datagen` does; every field has a command-line key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -205,17 +206,20 @@ struct Game {
 /// Plays game `number`; `None` when its start was unusable.
 fn play_game(search: &mut Search, config: &Config, number: u64) -> Option<Game> {
     let mut rng = SplitMix(config.seed ^ number.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let white = (rng.next() % u64::from(frc::COUNT)) as u32;
+    let white = (rng.next_u64() % u64::from(frc::COUNT)) as u32;
     // Half Chess960, half DFRC.
-    let black =
-        if rng.next().is_multiple_of(2) { white } else { (rng.next() % u64::from(frc::COUNT)) as u32 };
+    let black = if rng.next_u64().is_multiple_of(2) {
+        white
+    } else {
+        (rng.next_u64() % u64::from(frc::COUNT)) as u32
+    };
     let mut pos = frc::position(white, black)?;
     for _ in 0..config.random_plies {
         let moves = pos.legal_moves();
         if moves.is_empty() {
             return None;
         }
-        pos.play_unchecked(moves[(rng.next() % moves.len() as u64) as usize]);
+        pos.play_unchecked(moves[(rng.next_u64() % moves.len() as u64) as usize]);
     }
     if pos.legal_moves().is_empty() {
         return None;
@@ -261,20 +265,6 @@ fn play_game(search: &mut Search, config: &Config, number: u64) -> Option<Game> 
         pos.play_unchecked(best);
     };
     Some(Game { positions, result })
-}
-
-/// A small, fast random number generator (SplitMix64): games must be
-/// reproducible from their number, not cryptographically random.
-struct SplitMix(u64);
-
-impl SplitMix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ pub mod datagen;
 pub mod frc;
 pub mod game;
 pub mod perft;
+pub mod rng;
 pub mod wdl;
 
 /// Name and author as `uci` announces them.

@@ -33,5 +33,6 @@ pub mod tt;
 mod worker;
 
 pub use limits::{Clock, Limits, TimeManager};
-pub use pool::{Report, Search, SearchResult, position_keys};
+pub use pool::{Progress, Report, Search, SearchResult, position_keys};
+pub use worker::PvLine;
 pub use worker::Signals;

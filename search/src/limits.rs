@@ -34,6 +34,8 @@ pub struct Limits {
     pub searchmoves: Vec<Move>,
     /// Milliseconds kept back for the GUI and the pipe.
     pub move_overhead_ms: u64,
+    /// Best lines to find (`MultiPV`); 0 counts as 1.
+    pub multipv: usize,
 }
 
 impl Limits {

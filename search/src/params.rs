@@ -101,3 +101,6 @@ pub const HARD_MAX_LAST_MOVE_PCT: i64 = 70;
 /// No new iteration starts after this share of the soft target, in percent:
 /// the next one would take several times as long as the last.
 pub const NEW_ITERATION_PCT: u32 = 60;
+
+/// `info currmove` lines start after the search has run this long.
+pub const CURRMOVE_AFTER_MS: u64 = 3000;

@@ -12,7 +12,7 @@ use crate::limits::{Limits, TimeManager};
 use crate::score::{TB_WIN, is_mate};
 use crate::tablebase::{TablebaseConfig, Tablebases};
 use crate::tt::TranspositionTable;
-use crate::worker::{Iteration, Shared, Signals, Worker};
+use crate::worker::{Iteration, PvLine, Shared, Signals, Worker};
 use shakmaty_syzygy::Wdl;
 
 /// Stack for search threads: the recursion holds a position and a move list per ply.
@@ -32,6 +32,19 @@ pub struct Report {
     /// Tablebase probes that found their position.
     pub tb_hits: u64,
     pub pv: Vec<Move>,
+    /// With `MultiPV`: every line, best first (the first is `score`, `pv`).
+    pub lines: Vec<PvLine>,
+}
+
+/// What the search tells its caller while it runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress<'a> {
+    /// The main thread completed an iteration.
+    Iteration(&'a Report),
+    /// The main thread starts on root move `m`, the `number`th of its
+    /// iteration at `depth` (sent only once the search has run a while,
+    /// see [`crate::params::CURRMOVE_AFTER_MS`]).
+    CurrentMove { depth: u32, m: Move, number: u32 },
 }
 
 /// The outcome of a search.
@@ -122,8 +135,8 @@ impl Search {
 
     /// Searches `root` under `limits`. `game_keys` are the keys of the
     /// positions played before `root`, oldest first (see [`position_keys`]).
-    /// `on_iteration` receives a report after each completed iteration of
-    /// the main thread. The caller resets `signals` before calling; the search
+    /// `on_progress` receives a report after each completed iteration of
+    /// the main thread, and the root move it is on once it has run a while. The caller resets `signals` before calling; the search
     /// returns after `signals.stop()`, after a limit is reached, or, unless
     /// the search is infinite or pondering, when it has nothing left to do.
     pub fn go(
@@ -132,7 +145,7 @@ impl Search {
         game_keys: &[u64],
         limits: &Limits,
         signals: &Signals,
-        mut on_iteration: impl FnMut(&Report),
+        on_progress: impl Fn(Progress) + Sync,
     ) -> SearchResult {
         let start = Instant::now();
         let mut root_moves: Vec<Move> = root.legal_moves().into_iter().collect();
@@ -150,6 +163,7 @@ impl Search {
                 hashfull: self.tt.hashfull(),
                 tb_hits: 0,
                 pv: Vec::new(),
+                lines: Vec::new(),
             };
             return SearchResult { best: None, ponder: None, report };
         }
@@ -163,7 +177,11 @@ impl Search {
             root_moves = ranking.moves;
             ranking.wdl
         });
+        let on_current_move = |m: Move, number: u32, depth: i32| {
+            on_progress(Progress::CurrentMove { depth: depth as u32, m, number });
+        };
         let shared = Shared {
+            on_current_move: &on_current_move,
             tt: &self.tt,
             tablebases: &self.tablebases,
             signals,
@@ -173,15 +191,23 @@ impl Search {
             time: TimeManager::new(limits),
             start,
         };
-        let report_of = |iteration: &Iteration, main: &Worker| Report {
-            depth: iteration.depth as u32,
-            seldepth: iteration.seldepth as u32,
-            score: root_result.map_or(iteration.score, |wdl| tablebase_root_score(wdl, iteration.score)),
-            nodes: nodes.load(std::sync::atomic::Ordering::Relaxed).max(main.nodes),
-            elapsed: start.elapsed(),
-            hashfull: self.tt.hashfull(),
-            tb_hits: tb_hits.load(std::sync::atomic::Ordering::Relaxed),
-            pv: iteration.pv.clone(),
+        let report_of = |iteration: &Iteration, main: &Worker| {
+            let true_score = |score| root_result.map_or(score, |wdl| tablebase_root_score(wdl, score));
+            Report {
+                depth: iteration.depth as u32,
+                seldepth: iteration.seldepth as u32,
+                score: true_score(iteration.score),
+                nodes: nodes.load(std::sync::atomic::Ordering::Relaxed).max(main.nodes),
+                elapsed: start.elapsed(),
+                hashfull: self.tt.hashfull(),
+                tb_hits: tb_hits.load(std::sync::atomic::Ordering::Relaxed),
+                pv: iteration.pv.clone(),
+                lines: iteration
+                    .lines
+                    .iter()
+                    .map(|line| PvLine { score: true_score(line.score), pv: line.pv.clone() })
+                    .collect(),
+            }
         };
 
         let (main, helpers) = self.workers.split_first_mut().expect("at least one worker");
@@ -196,7 +222,7 @@ impl Search {
                     .expect("cannot start a search thread");
             }
             let completed = main.iterate(&shared, root, game_keys, &root_moves, |iteration, main| {
-                on_iteration(&report_of(iteration, main))
+                on_progress(Progress::Iteration(&report_of(iteration, main)))
             });
             // The main thread is done. An infinite or ponder search still
             // waits for the GUI (helpers search on meanwhile); then helpers
@@ -211,6 +237,7 @@ impl Search {
             seldepth: 0,
             score: 0,
             pv: vec![root_moves[0]],
+            lines: vec![PvLine { score: 0, pv: vec![root_moves[0]] }],
         });
         let report = report_of(&iteration, main);
         SearchResult { best: iteration.pv.first().copied(), ponder: iteration.pv.get(1).copied(), report }

@@ -10,7 +10,9 @@ use shakmaty::{Chess, Move};
 
 use crate::history::{Histories, Line};
 use crate::limits::{Limits, TimeManager};
-use crate::params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, CHECK_EVERY_NODES};
+use crate::params::{
+    ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, CHECK_EVERY_NODES, CURRMOVE_AFTER_MS,
+};
 use crate::score::{INFINITY, MAX_PLY, is_decisive, is_mate, mate_in_moves};
 use crate::tablebase::Tablebases;
 use crate::tt::TranspositionTable;
@@ -55,6 +57,8 @@ impl Signals {
 
 /// What one search shares between its threads.
 pub(crate) struct Shared<'a> {
+    /// Told the root move the main thread starts on, its number and the depth.
+    pub on_current_move: &'a (dyn Fn(Move, u32, i32) + Sync),
     pub tt: &'a TranspositionTable,
     pub tablebases: &'a Tablebases,
     pub signals: &'a Signals,
@@ -73,6 +77,15 @@ impl Shared<'_> {
         self.signals.ponderhit_at.lock().map_or(self.start, |at| at.max(self.start))
     }
 
+    /// Reports the root move the main thread starts on, once the search
+    /// has run for [`CURRMOVE_AFTER_MS`] (GUIs show it; earlier it would
+    /// only flood the pipe).
+    pub fn report_current_move(&self, m: Move, number: u32, depth: i32) {
+        if self.start.elapsed().as_millis() >= u128::from(CURRMOVE_AFTER_MS) {
+            (self.on_current_move)(m, number, depth);
+        }
+    }
+
     pub fn hard_limit_reached(&self) -> bool {
         !self.signals.is_pondering() && self.time.hard_expired(self.clock_start())
     }
@@ -83,13 +96,23 @@ impl Shared<'_> {
     }
 }
 
+/// One of the best lines of an iteration (several with `MultiPV`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PvLine {
+    pub score: i32,
+    pub pv: Vec<Move>,
+}
+
 /// The result of one completed iteration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Iteration {
     pub depth: i32,
     pub seldepth: usize,
+    /// The best line's score and moves.
     pub score: i32,
     pub pv: Vec<Move>,
+    /// Every line searched, best first (the first is `score`, `pv`).
+    pub lines: Vec<PvLine>,
 }
 
 /// A search thread's own state; kept between searches (histories learn).
@@ -104,6 +127,8 @@ pub struct Worker {
     unflushed_nodes: u64,
     pub(crate) seldepth: usize,
     pub(crate) root_moves: Vec<Move>,
+    /// Root moves already reported as a better line of this iteration (`MultiPV`).
+    pub(crate) root_excluded: Vec<Move>,
     /// The current line, ply by ply.
     pub(crate) stack: [PlyState; MAX_PLY + 2],
 }
@@ -143,6 +168,7 @@ impl Worker {
             unflushed_nodes: 0,
             seldepth: 0,
             root_moves: Vec::new(),
+            root_excluded: Vec::new(),
             stack: [PlyState::reached_by(None, false); MAX_PLY + 2],
         }
     }
@@ -210,27 +236,70 @@ impl Worker {
             // threads spread over two depths and fill the table for each other.
             let depth = (iteration_depth + (self.id % 2) as i32).min(max_depth);
             self.seldepth = 0;
-            let previous = completed.as_ref().map(|iteration| iteration.score);
-            let score = self.aspiration_search(shared, root, root_key, depth, previous);
-            if shared.signals.is_stopped() && completed.is_some() {
+            let Some(lines) = self.search_lines(shared, root, root_key, depth, completed.as_ref()) else {
+                break;
+            };
+            let best = &lines[0];
+            let iteration = Iteration {
+                depth,
+                seldepth: self.seldepth,
+                score: best.score,
+                pv: best.pv.clone(),
+                lines: lines.clone(),
+            };
+            if self.id == 0 {
+                self.flush_nodes(shared);
+                on_iteration(&iteration, self);
+            }
+            completed = Some(iteration);
+            if shared.signals.is_stopped() || self.id == 0 && self.iteration_ends_search(shared, best.score) {
+                break;
+            }
+        }
+        self.flush_nodes(shared);
+        completed
+    }
+
+    /// The `MultiPV` best lines at `depth`, best first: each searched
+    /// without the root moves of the lines before it. `None` when the
+    /// search was stopped before the first line was done (and an earlier
+    /// iteration exists to fall back on) or found no move.
+    fn search_lines(
+        &mut self,
+        shared: &Shared,
+        root: &Chess,
+        root_key: u64,
+        depth: i32,
+        previous: Option<&Iteration>,
+    ) -> Option<Vec<PvLine>> {
+        let wanted = shared.limits.multipv.clamp(1, self.root_moves.len().max(1));
+        self.root_excluded.clear();
+        let mut lines: Vec<PvLine> = Vec::with_capacity(wanted);
+        for index in 0..wanted {
+            let last_score = previous.and_then(|it| it.lines.get(index)).map(|line| line.score);
+            let score = self.aspiration_search(shared, root, root_key, depth, last_score);
+            let stopped = shared.signals.is_stopped();
+            if stopped && (previous.is_some() || index > 0) {
                 break;
             }
             let pv = self.pv[0].clone();
             if pv.is_empty() {
                 break;
             }
-            let iteration = Iteration { depth, seldepth: self.seldepth, score, pv };
-            if self.id == 0 {
-                self.flush_nodes(shared);
-                on_iteration(&iteration, self);
-            }
-            completed = Some(iteration);
-            if shared.signals.is_stopped() || self.id == 0 && self.iteration_ends_search(shared, score) {
+            self.root_excluded.push(pv[0]);
+            lines.push(PvLine { score, pv });
+            if stopped {
                 break;
             }
         }
-        self.flush_nodes(shared);
-        completed
+        self.root_excluded.clear();
+        if lines.is_empty() {
+            return None;
+        }
+        // A later line can come out better than an earlier one (the
+        // search is not exact): report them sorted.
+        lines.sort_by_key(|line| std::cmp::Reverse(line.score));
+        Some(lines)
     }
 
     /// Searches the root in a narrow window around the previous iteration's

@@ -41,6 +41,8 @@ pub const OPTIONS: &[OptionSpec] = &[
     OptionSpec { name: "Ponder", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "UCI_Chess960", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "Move Overhead", kind: OptionKind::Spin { default: 10, min: 0, max: 5000 } },
+    OptionSpec { name: "MultiPV", kind: OptionKind::Spin { default: 1, min: 1, max: 256 } },
+    OptionSpec { name: "UCI_ShowWDL", kind: OptionKind::Check { default: false } },
     OptionSpec { name: "SyzygyPath", kind: OptionKind::String { default: "<empty>" } },
     OptionSpec { name: "SyzygyProbeDepth", kind: OptionKind::Spin { default: 1, min: 1, max: 100 } },
     OptionSpec { name: "Syzygy50MoveRule", kind: OptionKind::Check { default: true } },
@@ -71,6 +73,10 @@ pub enum EngineOption {
     Ponder(bool),
     Chess960(bool),
     MoveOverheadMs(u64),
+    /// How many best lines to search and report.
+    MultiPv(usize),
+    /// Report win/draw/loss chances (`wdl w d l`) with the score.
+    ShowWdl(bool),
     /// Folders of Syzygy tables, separated by `:`; empty for none.
     SyzygyPath(String),
     SyzygyProbeDepth(i32),
@@ -127,6 +133,8 @@ impl EngineOption {
             "Ponder" => EngineOption::Ponder(parsed != 0),
             "UCI_Chess960" => EngineOption::Chess960(parsed != 0),
             "Move Overhead" => EngineOption::MoveOverheadMs(parsed as u64),
+            "MultiPV" => EngineOption::MultiPv(parsed as usize),
+            "UCI_ShowWDL" => EngineOption::ShowWdl(parsed != 0),
             "SyzygyProbeDepth" => EngineOption::SyzygyProbeDepth(parsed as i32),
             "Syzygy50MoveRule" => EngineOption::Syzygy50MoveRule(parsed != 0),
             "SyzygyProbeLimit" => EngineOption::SyzygyProbeLimit(parsed as usize),
@@ -176,6 +184,10 @@ mod tests {
         assert!(EngineOption::parse("Threads", Some("many")).is_err());
         assert!(EngineOption::parse("Ponder", Some("yes")).is_err());
         assert!(EngineOption::parse("Contempt", Some("10")).is_err());
+        assert!(EngineOption::parse("MultiPV", Some("0")).is_err());
+        assert!(EngineOption::parse("MultiPV", Some("257")).is_err());
+        assert_eq!(EngineOption::parse("multipv", Some("3")), Ok(EngineOption::MultiPv(3)));
+        assert_eq!(EngineOption::parse("UCI_ShowWDL", Some("true")), Ok(EngineOption::ShowWdl(true)));
     }
 
     #[test]
@@ -183,7 +195,8 @@ mod tests {
         assert_eq!(OPTIONS[0].to_string(), "option name Hash type spin default 16 min 1 max 1048576");
         assert_eq!(OPTIONS[2].to_string(), "option name Clear Hash type button");
         assert_eq!(OPTIONS[4].to_string(), "option name UCI_Chess960 type check default false");
-        assert_eq!(OPTIONS[6].to_string(), "option name SyzygyPath type string default <empty>");
+        assert_eq!(OPTIONS[6].to_string(), "option name MultiPV type spin default 1 min 1 max 256");
+        assert_eq!(OPTIONS[8].to_string(), "option name SyzygyPath type string default <empty>");
         // Every declared option resolves with its default value.
         for spec in OPTIONS {
             let value = match spec.kind {

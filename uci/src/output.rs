@@ -23,14 +23,20 @@ pub enum Bound {
 pub struct Info {
     pub depth: Option<u32>,
     pub seldepth: Option<u32>,
+    /// Which of the best lines this is (1 is the best), with `MultiPV`.
+    pub multipv: Option<u32>,
     pub score: Option<Score>,
     pub bound: Option<Bound>,
+    /// Win, draw and loss chances in per mille, side to move.
+    pub wdl: Option<[u32; 3]>,
     pub nodes: Option<u64>,
     pub nps: Option<u64>,
     pub hashfull: Option<u32>,
     /// Tablebase hits.
     pub tbhits: Option<u64>,
     pub time_ms: Option<u64>,
+    /// The root move being searched, and its number (1 is the first).
+    pub currmove: Option<(String, u32)>,
     /// Moves already in UCI notation (see [`crate::notation::format_move`]).
     pub pv: Vec<String>,
     /// Free text; written last, as the protocol requires.
@@ -53,6 +59,9 @@ impl fmt::Display for Info {
         if let Some(seldepth) = self.seldepth {
             write!(f, " seldepth {seldepth}")?;
         }
+        if let Some(multipv) = self.multipv {
+            write!(f, " multipv {multipv}")?;
+        }
         match self.score {
             Some(Score::Cp(cp)) => write!(f, " score cp {cp}")?,
             Some(Score::Mate(moves)) => write!(f, " score mate {moves}")?,
@@ -62,6 +71,9 @@ impl fmt::Display for Info {
             Some(Bound::Lower) => f.write_str(" lowerbound")?,
             Some(Bound::Upper) => f.write_str(" upperbound")?,
             None => {}
+        }
+        if let Some([win, draw, loss]) = self.wdl {
+            write!(f, " wdl {win} {draw} {loss}")?;
         }
         if let Some(nodes) = self.nodes {
             write!(f, " nodes {nodes}")?;
@@ -77,6 +89,9 @@ impl fmt::Display for Info {
         }
         if let Some(time) = self.time_ms {
             write!(f, " time {time}")?;
+        }
+        if let Some((currmove, number)) = &self.currmove {
+            write!(f, " currmove {currmove} currmovenumber {number}")?;
         }
         if !self.pv.is_empty() {
             write!(f, " pv {}", self.pv.join(" "))?;
@@ -115,21 +130,26 @@ mod tests {
         let info = Info {
             depth: Some(12),
             seldepth: Some(18),
+            multipv: Some(2),
             score: Some(Score::Cp(-35)),
             bound: Some(Bound::Upper),
+            wdl: Some([10, 700, 290]),
             nodes: Some(123456),
             nps: Some(1000000),
             hashfull: Some(42),
             tbhits: Some(7),
             time_ms: Some(123),
+            currmove: None,
             pv: vec!["e2e4".into(), "e7e5".into()],
             string: None,
         };
         assert_eq!(
             info.to_string(),
-            "info depth 12 seldepth 18 score cp -35 upperbound nodes 123456 nps 1000000 hashfull 42 tbhits 7 time 123 \
-             pv e2e4 e7e5"
+            "info depth 12 seldepth 18 multipv 2 score cp -35 upperbound wdl 10 700 290 nodes 123456 nps 1000000 \
+             hashfull 42 tbhits 7 time 123 pv e2e4 e7e5"
         );
+        let current = Info { depth: Some(20), currmove: Some(("g1f3".into(), 3)), ..Info::default() };
+        assert_eq!(current.to_string(), "info depth 20 currmove g1f3 currmovenumber 3");
     }
 
     #[test]
