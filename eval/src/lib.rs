@@ -261,10 +261,12 @@ mod tests {
 
     #[test]
     fn passed_pawns_count_and_grow_with_rank() {
-        // White's d-pawn is passed (no black pawn on c-e ahead); Black's h-pawn is not.
-        let passed = position("4k3/7p/8/8/3P3P/8/8/4K3 w - - 0 1");
+        // White's d-pawn is passed (no black pawn on c-e ahead); Black's
+        // h-pawn is not. Both kings in corners, about as far from the
+        // pawn's path either way, so that the rank decides.
+        let passed = position("k7/7p/8/8/3P3P/8/8/K7 w - - 0 1");
         assert!(net(&passed, "Passed pawns").eg > 0);
-        let further = position("4k3/7p/3P4/8/8/7P/8/4K3 w - - 0 1");
+        let further = position("k7/7p/3P4/8/8/7P/8/K7 w - - 0 1");
         assert!(net(&further, "Passed pawns").eg > net(&passed, "Passed pawns").eg);
         // A black pawn on e5 stops it.
         let stopped = position("4k3/8/8/4p3/3P4/8/8/4K3 w - - 0 1");

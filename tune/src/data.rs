@@ -90,11 +90,15 @@ impl Dataset {
         self.samples.extend(other.samples.into_iter().map(|s| Sample { first: s.first + offset, ..s }));
     }
 
-    /// Splits off every `nth` sample (for validation).
-    pub fn split_every(self, nth: usize) -> (Dataset, Dataset) {
+    /// Splits off every `nth` block of `block` consecutive samples (for
+    /// validation). Blocks, not single positions: the positions of one game
+    /// are consecutive and share its result, so a check set of scattered
+    /// positions would share games with the training set and hide
+    /// overfitting to those games' results.
+    pub fn split_blocks(self, block: usize, nth: usize) -> (Dataset, Dataset) {
         let (mut kept, mut taken) = (Dataset::default(), Dataset::default());
         for (i, sample) in self.samples.iter().enumerate() {
-            let target = if i % nth == nth - 1 { &mut taken } else { &mut kept };
+            let target = if (i / block.max(1)) % nth == nth - 1 { &mut taken } else { &mut kept };
             let first = target.entries.len() as u32;
             let range = sample.first as usize..(sample.first + sample.len) as usize;
             target.entries.extend_from_slice(&self.entries[range]);
@@ -144,7 +148,7 @@ mod tests {
         let (set, bad) = Dataset::from_lines(&lines, 2);
         assert_eq!((set.samples.len(), bad), (3, 0));
         let whole: Vec<_> = set.samples.iter().map(|s| set.entries_of(s).to_vec()).collect();
-        let (kept, taken) = set.split_every(3);
+        let (kept, taken) = set.split_blocks(1, 3);
         assert_eq!((kept.samples.len(), taken.samples.len()), (2, 1));
         assert_eq!(kept.entries_of(&kept.samples[1]), whole[1].as_slice());
         assert_eq!(taken.entries_of(&taken.samples[0]), whole[2].as_slice());

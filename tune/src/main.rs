@@ -3,11 +3,12 @@
 //! search's scores) and writes them back to `eval/src/weights.rs`.
 //!
 //! ```text
-//! cargo run --release -p backrank-tune -- <data> [epochs N] [rate R] [lambda L] [limit N] [out FILE]
+//! cargo run --release -p backrank-tune -- <data> [epochs N] [rate R] [lambda L] [l2 X] [limit N] [out FILE]
 //! ```
 //!
-//! `<data>` holds `backrank datagen` lines. Every tenth position is kept
-//! out of training to measure the loss on positions the fit did not see.
+//! `<data>` holds `backrank datagen` lines. One stretch of 2000 positions
+//! in ten (whole games, which datagen writes together) is kept out of
+//! training to measure the loss on games the fit did not see.
 //!
 //! `tune wdl <data>` instead fits the win/draw/loss model of `UCI_ShowWDL`
 //! (see [`wdl`]) and prints its parameters.
@@ -25,13 +26,14 @@ use backrank_eval::Tapered;
 use data::Dataset;
 use model::{Settings, current_weights, fit_k, loss, train};
 
-const USAGE: &str = "usage: tune <data> [epochs N] [rate R] [lambda L] [limit N] [out FILE]";
+const USAGE: &str = "usage: tune <data> [epochs N] [rate R] [lambda L] [l2 X] [limit N] [out FILE]";
 
 struct Options {
     data: String,
     epochs: usize,
     rate: f64,
     lambda: f64,
+    l2: f64,
     limit: usize,
     out: String,
 }
@@ -40,9 +42,10 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     let (data, rest) = args.split_first().ok_or(USAGE)?;
     let mut options = Options {
         data: data.clone(),
-        epochs: 2000,
+        epochs: 1000,
         rate: 1.0,
         lambda: 0.5,
+        l2: 1e-8,
         limit: usize::MAX,
         out: "eval/src/weights.rs".into(),
     };
@@ -55,6 +58,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "epochs" => options.epochs = pair[1].parse().map_err(|_| bad())?,
             "rate" => options.rate = pair[1].parse().map_err(|_| bad())?,
             "lambda" => options.lambda = pair[1].parse().map_err(|_| bad())?,
+            "l2" => options.l2 = pair[1].parse().map_err(|_| bad())?,
             "limit" => options.limit = pair[1].parse().map_err(|_| bad())?,
             "out" => options.out = pair[1].clone(),
             _ => return Err(USAGE.into()),
@@ -84,7 +88,9 @@ fn run(options: &Options) -> Result<(), String> {
     let text = std::fs::read_to_string(&options.data).map_err(|e| format!("{}: {e}", options.data))?;
     let lines: Vec<&str> = text.lines().take(options.limit).collect();
     let (set, bad) = Dataset::from_lines(&lines, threads);
-    let (train_set, check_set) = set.split_every(10);
+    // Datagen writes a game's positions together: hold out whole stretches
+    // of 2000 positions (a few dozen games each), one in ten.
+    let (train_set, check_set) = set.split_blocks(2000, 10);
     println!(
         "{} positions ({} unreadable lines): {} to train, {} to check; {:.1} s",
         lines.len() - bad,
@@ -95,7 +101,7 @@ fn run(options: &Options) -> Result<(), String> {
     );
     let mut weights = current_weights();
     let k = fit_k(&train_set, &weights, threads);
-    let settings = Settings { k, lambda: options.lambda, threads };
+    let settings = Settings { k, lambda: options.lambda, l2: options.l2, threads };
     let report = |label: &str, weights: &model::Weights| {
         println!(
             "{label}: loss {:.6} (train) {:.6} (check)",
@@ -116,13 +122,14 @@ fn run(options: &Options) -> Result<(), String> {
         "Not fitted yet: the hand-set weights of eval v2, written by `tune` with `epochs 0`.".to_string()
     } else {
         format!(
-            "Fitted to {} positions of `{}` ({} epochs, rate {}, lambda {}, k {:.6}).\n\
+            "Fitted to {} positions of `{}` ({} epochs, rate {}, lambda {}, l2 {}, k {:.6}).\n\
          Loss before {:.6} / {:.6}, after {:.6} / {:.6} (train / check).",
             train_set.samples.len(),
             file_name(&options.data),
             options.epochs,
             options.rate,
             options.lambda,
+            options.l2,
             k,
             before.0,
             before.1,

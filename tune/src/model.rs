@@ -20,6 +20,10 @@ pub struct Settings {
     pub k: f64,
     /// The target's share of the game result; the rest is the search score.
     pub lambda: f64,
+    /// Weight of the L2 penalty on each weight's distance from where it
+    /// started (a prior: weights the data rarely sees stay put instead of
+    /// drifting on a handful of positions).
+    pub l2: f64,
     pub threads: usize,
 }
 
@@ -92,7 +96,7 @@ fn gradient(set: &Dataset, weights: &[[f64; 2]], settings: &Settings) -> Weights
 /// The logistic scale that best explains the game results by the current
 /// evaluation (a golden-section search; the loss is unimodal in k).
 pub fn fit_k(set: &Dataset, weights: &[[f64; 2]], threads: usize) -> f64 {
-    let results_only = |k: f64| loss(set, weights, &Settings { k, lambda: 1.0, threads });
+    let results_only = |k: f64| loss(set, weights, &Settings { k, lambda: 1.0, l2: 0.0, threads });
     let (mut low, mut high) = (0.0005_f64, 0.02_f64);
     let ratio = (5f64.sqrt() - 1.0) / 2.0;
     for _ in 0..40 {
@@ -107,7 +111,8 @@ pub fn fit_k(set: &Dataset, weights: &[[f64; 2]], threads: usize) -> f64 {
     (low + high) / 2.0
 }
 
-/// Adam, full batch: `epochs` steps of size about `rate` centipawns.
+/// Adam, full batch: `epochs` steps of size about `rate` centipawns, on
+/// the loss plus the L2 penalty (see [`Settings::l2`]).
 /// `report` sees the epoch and the weights every `every` epochs.
 pub fn train(
     set: &Dataset,
@@ -123,8 +128,14 @@ pub fn train(
     const EPSILON: f64 = 1e-12;
     let mut first = vec![[0.0; 2]; weights.len()];
     let mut second = vec![[0.0; 2]; weights.len()];
+    let start = weights.clone();
     for epoch in 1..=epochs {
-        let grad = gradient(set, weights, settings);
+        let mut grad = gradient(set, weights, settings);
+        for ((g, w), w0) in grad.iter_mut().zip(weights.iter()).zip(&start) {
+            for part in 0..2 {
+                g[part] += 2.0 * settings.l2 * (w[part] - w0[part]);
+            }
+        }
         let correction1 = 1.0 - BETA1.powi(epoch as i32);
         let correction2 = 1.0 - BETA2.powi(epoch as i32);
         for i in 0..weights.len() {
@@ -182,7 +193,7 @@ mod tests {
             set.push(&position("4k3/8/8/8/8/8/8/2N1K3 w - - 0 1"), 0.0, 1.0);
         }
         let mut weights = current_weights();
-        let settings = Settings { k: 0.005, lambda: 1.0, threads: 2 };
+        let settings = Settings { k: 0.005, lambda: 1.0, l2: 0.0, threads: 2 };
         let before = loss(&set, &weights, &settings);
         train(&set, &mut weights, &settings, 50, 1.0, 10, |_, _| {});
         assert!(loss(&set, &weights, &settings) < before);
