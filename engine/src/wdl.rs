@@ -1,18 +1,15 @@
 //! Win/draw/loss chances for `UCI_ShowWDL`, from the score and the
-//! material on the board. The model and how its numbers were fitted to
-//! Backrank's own self-play results: `tune/src/wdl.rs` (`tune wdl <data>`).
+//! material on the board: the model of `backrank_eval::wdl` with the
+//! numbers `tune wdl <data>` fitted to Backrank's own self-play results.
 
+use backrank_eval::wdl::{WdlParams, chances, material};
 use backrank_search::score::is_decisive;
-use shakmaty::{Chess, Position, Role};
+use shakmaty::Chess;
 
-/// The fitted parameters: `a = A0 + A1 * m`, `b = B0 + B1 * m`, with `m`
-/// the material (pawn 1, minor 3, rook 5, queen 9; clamped to 10..78) / 58.
+/// The fitted parameters `[a0, a1, b0, b1]` of [`backrank_eval::wdl`].
 /// Fitted by `tune wdl` to 103 k positions (every fourth) of 4741
 /// self-play games at 5000 nodes a move (mean log-loss 0.847 -> 0.714).
-const A0: f64 = 317.3;
-const A1: f64 = -185.2;
-const B0: f64 = 131.7;
-const B1: f64 = -13.9;
+const PARAMS: WdlParams = [317.3, -185.2, 131.7, -13.9];
 
 /// Win, draw and loss chances in per mille (adding up to 1000) of `score`
 /// (centipawns or a mate/tablebase score, side to move) in `pos`.
@@ -20,18 +17,9 @@ pub fn wdl(score: i32, pos: &Chess) -> [u32; 3] {
     if is_decisive(score) {
         return if score > 0 { [1000, 0, 0] } else { [0, 0, 1000] };
     }
-    let board = pos.board();
-    let material: u32 =
-        [(Role::Pawn, 1), (Role::Knight, 3), (Role::Bishop, 3), (Role::Rook, 5), (Role::Queen, 9)]
-            .into_iter()
-            .map(|(role, value)| board.by_role(role).count() as u32 * value)
-            .sum();
-    let m = f64::from(material).clamp(10.0, 78.0) / 58.0;
-    let (a, b) = (A0 + A1 * m, (B0 + B1 * m).max(1.0));
-    let s = f64::from(score);
-    let win = (1000.0 / (1.0 + ((a - s) / b).exp())).round() as u32;
-    let loss = (1000.0 / (1.0 + ((a + s) / b).exp())).round() as u32;
-    let (win, loss) = (win.min(1000), loss.min(1000 - win.min(1000)));
+    let [win, _, loss] = chances(&PARAMS, f64::from(score), f64::from(material(pos)));
+    let win = ((win * 1000.0).round() as u32).min(1000);
+    let loss = ((loss * 1000.0).round() as u32).min(1000 - win);
     [win, 1000 - win - loss, loss]
 }
 

@@ -19,6 +19,7 @@ mod params;
 mod pawn_cache;
 pub mod sink;
 mod terms;
+pub mod wdl;
 pub mod weights;
 
 use shakmaty::{Bitboard, Chess, Color, Position, Role};

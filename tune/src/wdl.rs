@@ -1,17 +1,10 @@
-//! Fits the win/draw/loss model behind `UCI_ShowWDL` to game results:
-//! with `s` the score (centipawns, side to move) and `m` the material on
-//! the board (pawn 1, minor 3, rook 5, queen 9),
-//!
-//! ```text
-//! win  = 1 / (1 + exp((a - s) / b))      loss = 1 / (1 + exp((a + s) / b))
-//! a = a0 + a1 * m / 58                   b = b0 + b1 * m / 58
-//! ```
-//!
-//! and the draw takes the rest. The four numbers maximise the likelihood
+//! Fits the win/draw/loss model behind `UCI_ShowWDL` (the model itself is
+//! `backrank_eval::wdl`) to game results. The four numbers maximise the likelihood
 //! of the results of `backrank datagen` positions (gradient ascent with
 //! Adam), and go into `engine/src/wdl.rs` by hand.
 
-use shakmaty::{Chess, Position, Role};
+use backrank_eval::wdl::{WdlParams, chances};
+use shakmaty::Chess;
 
 /// One position: its score, material and result (White's view).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -21,30 +14,17 @@ pub struct Point {
     pub result: f64,
 }
 
+/// The model's parameters `[a0, a1, b0, b1]`.
+pub type Params = WdlParams;
+
 /// Material on the board in pawns (both sides), as the model counts it.
 pub fn material(pos: &Chess) -> f64 {
-    let board = pos.board();
-    [(Role::Pawn, 1), (Role::Knight, 3), (Role::Bishop, 3), (Role::Rook, 5), (Role::Queen, 9)]
-        .into_iter()
-        .map(|(role, value)| f64::from(board.by_role(role).count() as u32 * value))
-        .sum()
-}
-
-/// The model's parameters `[a0, a1, b0, b1]`.
-pub type Params = [f64; 4];
-
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
+    f64::from(backrank_eval::wdl::material(pos))
 }
 
 /// Win, draw and loss chances of `score` with `material` on the board.
 pub fn wdl(params: &Params, score: f64, material: f64) -> [f64; 3] {
-    let m = material.clamp(10.0, 78.0) / 58.0;
-    let a = params[0] + params[1] * m;
-    let b = (params[2] + params[3] * m).max(1.0);
-    let win = sigmoid((score - a) / b);
-    let loss = sigmoid((-score - a) / b);
-    [win, (1.0 - win - loss).max(1e-9), loss]
+    chances(params, score, material)
 }
 
 /// The mean negative log-likelihood of the results.
