@@ -1,10 +1,10 @@
 //! The UCI session: reads GUI lines, keeps the game and the options, and
-//! runs each search on its own thread so that this one stays free to answer
+//! hands each search to the session's search thread (see
+//! [`crate::search_thread`]) so that this one stays free to answer
 //! `isready` and to act on `stop` and `ponderhit` at once.
 
 use std::io::{BufRead, Write};
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 use backrank_search::score::{is_mate, mate_in_moves};
 use backrank_search::{Clock, Limits, Progress, PvLine, Report, Search, Signals, position_keys};
@@ -16,11 +16,9 @@ use shakmaty::{Chess, Color, Position};
 
 use crate::game::Game;
 use crate::perft::divide_report;
+use crate::search_thread::SearchThread;
 use crate::wdl::wdl;
 use crate::{ENGINE_AUTHOR, ENGINE_NAME};
-
-/// Stack of the thread that runs the main search.
-const SEARCH_STACK_BYTES: usize = 16 << 20;
 
 /// Writes one line to stdout and flushes it (the GUI reads line by line).
 pub fn send(line: &str) {
@@ -72,7 +70,8 @@ pub struct Controller {
     multipv: usize,
     /// Add `wdl w d l` to scores (`UCI_ShowWDL`).
     show_wdl: bool,
-    running: Option<JoinHandle<()>>,
+    /// Runs the searches.
+    searcher: SearchThread,
 }
 
 impl Default for Controller {
@@ -83,16 +82,16 @@ impl Default for Controller {
 
 impl Controller {
     pub fn new() -> Controller {
-        let search = Search::new(16, 1).expect("a 16 MB hash table");
+        let search = Arc::new(Mutex::new(Search::new(16, 1).expect("a 16 MB hash table")));
         Controller {
-            search: Arc::new(Mutex::new(search)),
+            searcher: SearchThread::start(Arc::clone(&search)).expect("cannot start the search thread"),
+            search,
             signals: Arc::new(Signals::default()),
             game: Game::default(),
             chess960: false,
             move_overhead_ms: 10,
             multipv: 1,
             show_wdl: false,
-            running: None,
         }
     }
 
@@ -160,15 +159,15 @@ impl Controller {
     }
 
     fn is_searching(&self) -> bool {
-        self.running.as_ref().is_some_and(|handle| !handle.is_finished())
+        self.searcher.is_running()
     }
 
     /// Stops the running search, if any, and waits for its `bestmove`.
     fn finish_search(&mut self) {
-        if let Some(handle) = self.running.take() {
+        if self.searcher.is_running() {
             self.signals.stop();
-            let _ = handle.join();
         }
+        self.searcher.wait();
     }
 
     fn set_option(&mut self, name: &str, value: Option<&str>) {
@@ -276,13 +275,11 @@ impl Controller {
         }
         let limits = self.limits_of(&go, &root);
         let game_keys = position_keys(self.game.history());
-        let (search, signals, chess960) =
-            (Arc::clone(&self.search), Arc::clone(&self.signals), self.chess960);
-        // Reset before the thread starts: a `stop` right after `go` must not be lost.
+        let (signals, chess960) = (Arc::clone(&self.signals), self.chess960);
+        // Reset before the job starts: a `stop` right after `go` must not be lost.
         signals.reset(go.ponder);
         let show_wdl = self.show_wdl;
-        let thread = std::thread::Builder::new().stack_size(SEARCH_STACK_BYTES).spawn(move || {
-            let mut search = search.lock();
+        let job = Box::new(move |search: &mut Search| {
             let wdl_root = show_wdl.then_some(&root);
             let result = search.go(&root, &game_keys, &limits, &signals, |progress| match progress {
                 Progress::Iteration(report) => {
@@ -309,12 +306,9 @@ impl Controller {
             };
             send(&best.to_string());
         });
-        match thread {
-            Ok(handle) => self.running = Some(handle),
-            Err(e) => {
-                send(&Info::string(format!("cannot start the search: {e}")).to_string());
-                send(&BestMove::default().to_string());
-            }
+        if !self.searcher.run(job) {
+            send(&Info::string("the search thread is gone").to_string());
+            send(&BestMove::default().to_string());
         }
     }
 

@@ -9,6 +9,7 @@ pub mod frc;
 pub mod game;
 pub mod perft;
 pub mod rng;
+pub mod search_thread;
 pub mod wdl;
 
 /// Name and author as `uci` announces them.

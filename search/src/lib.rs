@@ -12,7 +12,8 @@
 //! * `movepick`: move ordering;
 //! * `negamax`: alpha-beta and quiescence;
 //! * `worker`: one thread's state and its iterative deepening;
-//! * `pool`: the thread pool and the front door;
+//! * `pool`: the front door;
+//! * `threads`: the persistent helper threads;
 //! * `position`: hash keys, the null move, material tests;
 //! * [`params`]: every tunable number;
 //! * [`score`]: score and mate conventions;
@@ -29,6 +30,7 @@ mod position;
 pub mod score;
 mod see;
 pub mod tablebase;
+mod threads;
 pub mod tt;
 mod worker;
 

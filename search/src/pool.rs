@@ -1,7 +1,7 @@
 //! The search front door: a pool of workers over one shared table (Lazy
 //! SMP). The calling thread runs the main worker, which alone reports and
-//! decides the move; helpers search the same tree and share what they find
-//! through the table.
+//! keeps the clock; persistent helpers (see [`crate::threads`]) search the
+//! same tree and share what they find through the table.
 
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
@@ -11,12 +11,10 @@ use shakmaty::{Chess, Move, Position};
 use crate::limits::{Limits, TimeManager};
 use crate::score::{TB_WIN, is_mate};
 use crate::tablebase::{TablebaseConfig, Tablebases};
+use crate::threads::HelperPool;
 use crate::tt::TranspositionTable;
 use crate::worker::{Iteration, PvLine, Shared, Signals, Worker};
 use shakmaty_syzygy::Wdl;
-
-/// Stack for search threads: the recursion holds a position and a move list per ply.
-const THREAD_STACK_BYTES: usize = 16 << 20;
 
 /// What the search tells its caller after each iteration and at the end.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,7 +59,9 @@ pub struct SearchResult {
 /// whole session.
 pub struct Search {
     tt: TranspositionTable,
-    workers: Vec<Worker>,
+    /// The worker the calling thread runs.
+    main: Worker,
+    helpers: HelperPool,
     tablebases: Tablebases,
 }
 
@@ -70,7 +70,8 @@ impl Search {
     pub fn new(hash_mb: usize, threads: usize) -> Result<Search, String> {
         let mut search = Search {
             tt: TranspositionTable::new(hash_mb)?,
-            workers: Vec::new(),
+            main: Worker::new(0),
+            helpers: HelperPool::default(),
             tablebases: Tablebases::default(),
         };
         search.set_threads(threads);
@@ -94,16 +95,14 @@ impl Search {
         }
     }
 
+    /// Searches with `threads` threads (at least one): the caller's and
+    /// `threads - 1` helpers, started or ended here, not per search.
     pub fn set_threads(&mut self, threads: usize) {
-        let threads = threads.max(1);
-        self.workers.truncate(threads);
-        while self.workers.len() < threads {
-            self.workers.push(Worker::new(self.workers.len()));
-        }
+        self.helpers.resize(threads.max(1) - 1);
     }
 
     pub fn threads(&self) -> usize {
-        self.workers.len()
+        self.helpers.len() + 1
     }
 
     /// Loads the Syzygy tables in `paths` (see [`Tablebases::load`]),
@@ -127,10 +126,9 @@ impl Search {
 
     /// Forgets everything learned: table and histories (a new game).
     pub fn clear(&mut self) {
-        self.tt.clear(self.workers.len());
-        for worker in &mut self.workers {
-            worker.histories.clear();
-        }
+        self.tt.clear(self.threads());
+        self.main.histories.clear();
+        self.helpers.clear_histories();
     }
 
     /// Searches `root` under `limits`. `game_keys` are the keys of the
@@ -210,29 +208,23 @@ impl Search {
             }
         };
 
-        let (main, helpers) = self.workers.split_first_mut().expect("at least one worker");
-        let completed = std::thread::scope(|scope| {
-            for helper in helpers.iter_mut() {
-                let (shared, root_moves) = (&shared, &root_moves);
-                std::thread::Builder::new()
-                    .stack_size(THREAD_STACK_BYTES)
-                    .spawn_scoped(scope, move || {
-                        helper.iterate(shared, root, game_keys, root_moves, |_, _| {});
-                    })
-                    .expect("cannot start a search thread");
-            }
-            let completed = main.iterate(&shared, root, game_keys, &root_moves, |iteration, main| {
-                on_progress(Progress::Iteration(&report_of(iteration, main)))
+        let main = &mut self.main;
+        let (main_completed, helper_results) =
+            self.helpers.search(&shared, root, game_keys, &root_moves, || {
+                let completed = main.iterate(&shared, root, game_keys, &root_moves, |iteration, main| {
+                    on_progress(Progress::Iteration(&report_of(iteration, main)))
+                });
+                // The main thread is done. An infinite or ponder search
+                // still waits for the GUI (helpers search on meanwhile);
+                // then the helpers stop with the main thread.
+                wait_for_release(limits, signals);
+                signals.stop();
+                completed
             });
-            // The main thread is done. An infinite or ponder search still
-            // waits for the GUI (helpers search on meanwhile); then helpers
-            // stop with the main thread.
-            wait_for_release(limits, signals);
-            signals.stop();
-            completed
-        });
 
-        let iteration = completed.unwrap_or_else(|| Iteration {
+        // The main thread's result is played (helpers only fill the table).
+        let _ = helper_results;
+        let iteration = main_completed.unwrap_or_else(|| Iteration {
             depth: 0,
             seldepth: 0,
             score: 0,
@@ -340,6 +332,20 @@ mod tests {
         let root = position("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
         assert!(root.is_legal(result.best.unwrap()));
         assert!(result.report.depth >= 6);
+    }
+
+    #[test]
+    fn threads_change_between_searches() {
+        let mut search = Search::new(4, 1).unwrap();
+        let root = position("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
+        for threads in [4, 2, 2, 1, 3] {
+            search.set_threads(threads);
+            assert_eq!(search.threads(), threads);
+            let result = search.go(&root, &[], &Limits::depth(7), &Signals::default(), |_| {});
+            assert!(root.is_legal(result.best.unwrap()));
+            assert!(result.report.depth >= 7);
+            search.clear();
+        }
     }
 
     #[test]
