@@ -12,7 +12,7 @@
 //! * `movepick`: move ordering;
 //! * `negamax`: alpha-beta and quiescence;
 //! * `worker`: one thread's state and its iterative deepening;
-//! * `pool`: the front door;
+//! * `pool`: the front door, and the vote on the move to play;
 //! * `threads`: the persistent helper threads;
 //! * `position`: hash keys, the null move, material tests;
 //! * [`params`]: every tunable number;

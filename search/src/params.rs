@@ -102,5 +102,10 @@ pub const HARD_MAX_LAST_MOVE_PCT: i64 = 70;
 /// the next one would take several times as long as the last.
 pub const NEW_ITERATION_PCT: u32 = 60;
 
+/// Lazy SMP: a thread's vote for its best move weighs its depth times its
+/// score above the worst thread's plus this many centipawns (so that the
+/// worst thread still counts).
+pub const VOTE_SCORE_OFFSET: i32 = 14;
+
 /// `info currmove` lines start after the search has run this long.
 pub const CURRMOVE_AFTER_MS: u64 = 3000;

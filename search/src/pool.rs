@@ -1,7 +1,8 @@
 //! The search front door: a pool of workers over one shared table (Lazy
 //! SMP). The calling thread runs the main worker, which alone reports and
 //! keeps the clock; persistent helpers (see [`crate::threads`]) search the
-//! same tree and share what they find through the table.
+//! same tree and share what they find through the table. The move played
+//! is voted on by every thread's last completed iteration.
 
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
@@ -9,7 +10,8 @@ use std::time::{Duration, Instant};
 use shakmaty::{Chess, Move, Position};
 
 use crate::limits::{Limits, TimeManager};
-use crate::score::{TB_WIN, is_mate};
+use crate::params::VOTE_SCORE_OFFSET;
+use crate::score::{TB_WIN, is_decisive, is_mate};
 use crate::tablebase::{TablebaseConfig, Tablebases};
 use crate::threads::HelperPool;
 use crate::tt::TranspositionTable;
@@ -222,18 +224,57 @@ impl Search {
                 completed
             });
 
-        // The main thread's result is played (helpers only fill the table).
-        let _ = helper_results;
-        let iteration = main_completed.unwrap_or_else(|| Iteration {
-            depth: 0,
-            seldepth: 0,
-            score: 0,
-            pv: vec![root_moves[0]],
-            lines: vec![PvLine { score: 0, pv: vec![root_moves[0]] }],
-        });
+        let mut results: Vec<Iteration> = main_completed.into_iter().chain(helper_results).collect();
+        // With several lines the report is the main thread's own.
+        let chosen = if limits.multipv > 1 { 0 } else { vote(&results) };
+        let iteration = if results.is_empty() {
+            Iteration {
+                depth: 0,
+                seldepth: 0,
+                score: 0,
+                pv: vec![root_moves[0]],
+                lines: vec![PvLine { score: 0, pv: vec![root_moves[0]] }],
+            }
+        } else {
+            results.swap_remove(chosen)
+        };
         let report = report_of(&iteration, main);
         SearchResult { best: iteration.pv.first().copied(), ponder: iteration.pv.get(1).copied(), report }
     }
+}
+
+/// Which of the threads' last completed iterations to play (index into
+/// `results`, the main thread's first if it completed one). A proven win
+/// takes the shortest mate. Otherwise the threads within a ply of the
+/// deepest vote: each for its best move, with its depth times its score
+/// above the worst voter's (plus [`VOTE_SCORE_OFFSET`]); the deepest, then
+/// first, thread playing the most-voted move is chosen (scores from two
+/// plies apart do not compare). One thread: always 0.
+///
+/// Measured: two threads with this vote against one thread, 5+0.05,
+/// +98.1 +/- 33.2 Elo (200 games); the vote alone against playing the
+/// main thread's move is not yet measured.
+fn vote(results: &[Iteration]) -> usize {
+    if let Some((index, _)) = results
+        .iter()
+        .enumerate()
+        .filter(|(_, it)| is_decisive(it.score) && it.score > 0)
+        .max_by_key(|&(index, it)| (it.score, std::cmp::Reverse(index)))
+    {
+        return index;
+    }
+    let deepest = results.iter().map(|it| it.depth).max().unwrap_or(0);
+    let voters = || results.iter().enumerate().filter(move |(_, it)| it.depth + 1 >= deepest);
+    let worst = voters().map(|(_, it)| it.score).min().unwrap_or(0);
+    let votes_for = |m: Option<&Move>| -> i64 {
+        voters()
+            .filter(|(_, it)| it.pv.first() == m)
+            .map(|(_, it)| i64::from(it.score - worst + VOTE_SCORE_OFFSET) * i64::from(it.depth))
+            .sum()
+    };
+    voters()
+        .max_by_key(|&(i, it)| (votes_for(it.pv.first()), it.depth, std::cmp::Reverse(i)))
+        .map_or(0, |(i, _)| i)
 }
 
 /// The score to report for a root whose tablebase result is `wdl`: the
@@ -332,6 +373,36 @@ mod tests {
         let root = position("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
         assert!(root.is_legal(result.best.unwrap()));
         assert!(result.report.depth >= 6);
+    }
+
+    fn iteration(depth: i32, score: i32, best: &str) -> Iteration {
+        let m = Chess::default().legal_moves().into_iter().find(|m| m.to_string() == best).unwrap();
+        Iteration { depth, seldepth: 0, score, pv: vec![m], lines: vec![PvLine { score, pv: vec![m] }] }
+    }
+
+    #[test]
+    fn the_vote_follows_depth_and_score() {
+        // Alone, the main thread decides.
+        assert_eq!(vote(&[iteration(9, 20, "e2-e4")]), 0);
+        // Two deeper, better helpers agreeing outvote it; the deepest of them plays.
+        let results = [iteration(10, 20, "e2-e4"), iteration(11, 45, "d2-d4"), iteration(10, 40, "d2-d4")];
+        assert_eq!(vote(&results), 1);
+        // A helper two plies shallower has no vote, however it scores.
+        let results = [iteration(12, 20, "e2-e4"), iteration(10, 90, "d2-d4")];
+        assert_eq!(vote(&results), 0);
+        // One ply shallower it has, and a clearly better score carries it.
+        let results = [iteration(12, 20, "e2-e4"), iteration(11, 40, "d2-d4")];
+        assert_eq!(vote(&results), 1);
+        // Equal votes: the main thread keeps its move.
+        let results = [iteration(10, 20, "e2-e4"), iteration(10, 20, "d2-d4")];
+        assert_eq!(vote(&results), 0);
+        // A proven mate wins outright, the shortest first.
+        let results = [
+            iteration(20, 300, "e2-e4"),
+            iteration(8, crate::score::MATE - 9, "d2-d4"),
+            iteration(8, crate::score::MATE - 5, "Ng1-f3"),
+        ];
+        assert_eq!(vote(&results), 2);
     }
 
     #[test]
