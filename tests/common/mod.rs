@@ -9,6 +9,9 @@ use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use backrank_uci::notation::parse_move;
+use shakmaty::{Chess, Move, Position};
+
 /// Generous bound for anything that should take a moment (shared 2-core CI).
 pub const SLOW: Duration = Duration::from_secs(20);
 /// How fast a `stop` (or `quit`) must be obeyed.
@@ -279,5 +282,71 @@ impl Drop for Engine {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Moves as the GUI sees them
+// ---------------------------------------------------------------------------
+
+/// A move in UCI_Chess960 notation, written independently of the engine:
+/// castling as king-takes-rook.
+pub fn uci_960(m: Move) -> String {
+    match m {
+        Move::Castle { king, rook } => format!("{king}{rook}"),
+        _ => {
+            let from = m.from().expect("a board move");
+            let promotion = m.promotion().map(|r| r.char().to_string()).unwrap_or_default();
+            format!("{from}{}{promotion}", m.to())
+        }
+    }
+}
+
+/// Checks that `text` is a legal move in `pos`, written as `chess960`
+/// asks; returns it.
+#[track_caller]
+pub fn assert_legal(engine: &Engine, pos: &Chess, text: &str, chess960: bool) -> Move {
+    let m = match parse_move(pos, text) {
+        Ok(m) => m,
+        Err(e) => engine
+            .fail(&format!("bestmove {text}: {e} (position {})", backrank_uci::notation::shredder_fen(pos))),
+    };
+    if !pos.is_legal(m) {
+        engine.fail(&format!("{text} parsed to the illegal move {m:?}"));
+    }
+    let expected = match m {
+        Move::Castle { king, rook } if !chess960 => {
+            let classical = king.file() == shakmaty::File::E
+                && matches!(rook.file(), shakmaty::File::A | shakmaty::File::H);
+            if classical {
+                let to_file = if rook > king { 'g' } else { 'c' };
+                format!("{king}{to_file}{}", king.rank().char())
+            } else {
+                uci_960(m)
+            }
+        }
+        _ => uci_960(m),
+    };
+    if text != expected {
+        engine.fail(&format!("move {m:?} written '{text}', expected '{expected}'"));
+    }
+    m
+}
+
+/// `pos` after `m`.
+pub fn after(pos: &Chess, m: Move) -> Chess {
+    let mut next = pos.clone();
+    next.play_unchecked(m);
+    next
+}
+
+/// A small LCG: reproducible picks without a random-number crate.
+pub struct Lcg(pub u64);
+
+impl Lcg {
+    /// A number in 0..n.
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
     }
 }
