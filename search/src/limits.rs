@@ -7,7 +7,8 @@ use shakmaty::Move;
 
 use crate::params::{
     DEFAULT_MOVES_TO_GO, HARD_MAX_LAST_MOVE_PCT, HARD_MAX_PCT, HARD_PER_SOFT, INCREMENT_SHARE_PCT,
-    NEW_ITERATION_PCT, SOFT_MAX_LAST_MOVE_PCT, SOFT_MAX_PCT,
+    NEW_ITERATION_PCT, NODE_SHARE_BASE_PCT, NODE_SHARE_MAX_PCT, NODE_SHARE_MIN_PCT, SCORE_DROP_MAX_PCT,
+    SOFT_MAX_LAST_MOVE_PCT, SOFT_MAX_PCT, SOFT_SCALE_MAX_PCT, SOFT_SCALE_MIN_PCT, STABILITY_SCALE_PCT,
 };
 use crate::score::MAX_PLY;
 
@@ -92,15 +93,31 @@ impl TimeManager {
     }
 
     /// True once it is too late to start another iteration: past a share
-    /// of the soft target (see [`NEW_ITERATION_PCT`]).
-    pub fn iteration_time_over(&self, start: Instant) -> bool {
-        self.soft.is_some_and(|soft| start.elapsed() >= soft * NEW_ITERATION_PCT / 100)
+    /// (see [`NEW_ITERATION_PCT`]) of the soft target scaled by
+    /// `scale_pct` percent (see [`soft_scale_pct`]).
+    pub fn iteration_time_over(&self, start: Instant, scale_pct: u32) -> bool {
+        self.soft.is_some_and(|soft| start.elapsed() >= soft * NEW_ITERATION_PCT / 100 * scale_pct / 100)
     }
 
     /// True once the hard limit has passed since `start`.
     pub fn hard_expired(&self, start: Instant) -> bool {
         self.hard.is_some_and(|hard| start.elapsed() >= hard)
     }
+}
+
+/// How far to stretch the soft target, in percent, after an iteration
+/// whose best move has stayed the same for `same_best` iterations, whose
+/// score fell `score_drop` centipawns (negative: rose) since the last one,
+/// and whose best move took `best_share_pct` percent of its nodes. A stable
+/// best move with most of the nodes ends the search early; a new best move,
+/// a falling score or a close race between moves makes it think longer.
+/// The hard limit still caps everything.
+pub fn soft_scale_pct(same_best: u32, score_drop: i32, best_share_pct: u32) -> u32 {
+    let stability = STABILITY_SCALE_PCT[(same_best as usize).min(STABILITY_SCALE_PCT.len() - 1)];
+    let drop = (100 + score_drop.clamp(0, SCORE_DROP_MAX_PCT)) as u32;
+    let share =
+        (NODE_SHARE_BASE_PCT.saturating_sub(best_share_pct)).clamp(NODE_SHARE_MIN_PCT, NODE_SHARE_MAX_PCT);
+    (stability * drop / 100 * share / 100).clamp(SOFT_SCALE_MIN_PCT, SOFT_SCALE_MAX_PCT)
 }
 
 fn ms(millis: i64) -> Duration {
@@ -147,6 +164,21 @@ mod tests {
         assert_eq!(tm.hard, Some(Duration::from_millis(1)));
         let tm = TimeManager::new(&Limits { movetime_ms: Some(0), ..Limits::default() });
         assert_eq!(tm.hard, Some(Duration::from_millis(1)));
+    }
+
+    #[test]
+    fn soft_target_stretches_with_unrest() {
+        let calm = soft_scale_pct(10, -20, 90);
+        let normal = soft_scale_pct(2, 0, 50);
+        let restless = soft_scale_pct(0, 60, 20);
+        assert!(calm < 100 && calm < normal && normal < restless, "{calm} {normal} {restless}");
+        assert!((SOFT_SCALE_MIN_PCT..=SOFT_SCALE_MAX_PCT).contains(&calm));
+        assert!((SOFT_SCALE_MIN_PCT..=SOFT_SCALE_MAX_PCT).contains(&restless));
+        // The scale applies to the iteration check.
+        let tm = TimeManager { soft: Some(Duration::from_millis(100)), hard: Some(Duration::from_secs(1)) };
+        let start = Instant::now() - Duration::from_millis(80);
+        assert!(tm.iteration_time_over(start, 100));
+        assert!(!tm.iteration_time_over(start, 200));
     }
 
     #[test]

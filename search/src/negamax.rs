@@ -296,6 +296,7 @@ impl Worker {
 
             self.keys.push(child_key);
             self.stack[ply + 1] = PlyState::reached_by(Some(piece_to(side, m)), false);
+            let nodes_before = self.nodes;
             if root && self.id == 0 {
                 shared.report_current_move(m, index as u32 + 1, depth);
             }
@@ -339,6 +340,9 @@ impl Worker {
                 score
             };
             self.keys.pop();
+            if root && let Some(i) = self.root_moves.iter().position(|&r| r == m) {
+                self.root_nodes[i] += self.nodes - nodes_before;
+            }
 
             if shared.signals.is_stopped() && !(root && index == 0) {
                 return DRAW;

@@ -101,6 +101,23 @@ pub const HARD_MAX_LAST_MOVE_PCT: i64 = 70;
 /// No new iteration starts after this share of the soft target, in percent:
 /// the next one would take several times as long as the last.
 pub const NEW_ITERATION_PCT: u32 = 60;
+/// The soft target's stretch (see `limits::soft_scale_pct`), in percent:
+/// by iterations in a row with the same best move...
+pub const STABILITY_SCALE_PCT: [u32; 7] = [150, 125, 110, 100, 90, 85, 80];
+/// ...up to this much more after a score drop (a centipawn a percent)...
+pub const SCORE_DROP_MAX_PCT: i32 = 50;
+/// ...and this many percent minus the best move's share of the nodes,
+/// within bounds. The base is set so that the scaled manager spends as
+/// much time per move on average as the unscaled one (150 game positions:
+/// 85 against 82 ms at 2 s for 20 moves, 236 against 240 ms at 6+0.08; with
+/// a base of 160 it spent 13% less and did not pass its SPRT)...
+pub const NODE_SHARE_BASE_PCT: u32 = 180;
+/// Bounds of the node-share factor.
+pub const NODE_SHARE_MIN_PCT: u32 = 60;
+pub const NODE_SHARE_MAX_PCT: u32 = 140;
+/// ...all together within these bounds.
+pub const SOFT_SCALE_MIN_PCT: u32 = 40;
+pub const SOFT_SCALE_MAX_PCT: u32 = 250;
 
 /// Lazy SMP: a thread's vote for its best move weighs its depth times its
 /// score above the worst thread's plus this many centipawns (so that the
