@@ -6,7 +6,8 @@
 //! returns a [`SearchResult`]; the engine formats both for the GUI.
 //!
 //! Layout, one concept a file:
-//! * [`limits`]: search limits and the time manager;
+//! * [`limits`]: search limits and the time manager (and its scaling by
+//!   best-move stability, score drop and node share);
 //! * [`tt`]: the transposition table;
 //! * `history`: killers and history heuristics;
 //! * `movepick`: move ordering;
