@@ -29,9 +29,12 @@ fn handshake_lists_options_and_answers_isready() {
         "option name Ponder type check default false",
         "option name UCI_Chess960 type check default false",
         "option name Move Overhead type spin default 10 min 0 max ",
+        "option name EvalFile type string default <empty>",
     ] {
         assert!(lines.iter().any(|l| l.starts_with(option)), "no `{option}` in {lines:#?}");
     }
+    // The search's tunables are options only in the `spsa` build.
+    assert!(!lines.iter().any(|l| l.contains("RFP_MARGIN")), "{lines:#?}");
     // Nothing but id and option lines before uciok.
     for line in &lines[..lines.len() - 1] {
         assert!(line.starts_with("id ") || line.starts_with("option name "), "unexpected {line:?}");

@@ -5,8 +5,10 @@
 
 use std::time::Instant;
 
-use backrank_search::{Limits, Search, Signals};
+use backrank_search::Limits;
 use backrank_uci::notation::{format_move, parse_fen};
+
+use crate::engine::Engine;
 
 /// Depth of a plain `backrank bench`.
 pub const DEFAULT_DEPTH: u32 = 11;
@@ -63,19 +65,17 @@ pub const POSITIONS: &[&str] = &[
     "2k5/8/8/8/8/8/6q1/4K2R w H - 0 1",
 ];
 
-/// Searches every position to `depth` and prints one line each, then the
-/// totals. Returns the total nodes and elapsed milliseconds.
-pub fn measure(depth: u32, mut print: impl FnMut(&str)) -> Result<(u64, u128), String> {
-    let mut search = Search::new(16, 1)?;
-    let signals = Signals::default();
+/// Searches every position to `depth` with `engine` (a new game each)
+/// and prints one line each. Returns the total nodes and elapsed
+/// milliseconds. The engine is left with a new game.
+pub fn measure(engine: &mut Engine, depth: u32, mut print: impl FnMut(&str)) -> Result<(u64, u128), String> {
     let limits = Limits::depth(depth);
     let start = Instant::now();
     let mut total = 0;
     for (index, fen) in POSITIONS.iter().enumerate() {
-        let pos = parse_fen(fen)?;
-        search.clear();
-        signals.reset(false);
-        let result = search.go(&pos, &[], &limits, &signals, |_| {});
+        engine.new_game();
+        engine.set_root(parse_fen(fen)?);
+        let result = engine.think(&limits);
         total += result.report.nodes;
         let best = result.best.map_or("0000".to_string(), |m| format_move(m, true));
         print(&format!(
@@ -86,15 +86,18 @@ pub fn measure(depth: u32, mut print: impl FnMut(&str)) -> Result<(u64, u128), S
             result.report.nodes
         ));
     }
+    engine.new_game();
     Ok((total, start.elapsed().as_millis()))
 }
 
-/// `backrank bench [depth]`.
-pub fn run(depth: u32) -> Result<(), String> {
-    let (nodes, millis) = measure(depth, |line| println!("{line}"))?;
-    println!();
-    println!("Nodes searched: {nodes}");
-    println!("Nodes/second: {}", nodes as u128 * 1000 / millis.max(1));
+/// `backrank bench [depth]` (also the UCI command `bench [depth]`, with
+/// the session's options and network): the per-position lines, then
+/// `Nodes searched: N` and `Nodes/second: N`.
+pub fn run(engine: &mut Engine, depth: u32, mut print: impl FnMut(&str)) -> Result<(), String> {
+    let (nodes, millis) = measure(engine, depth, &mut print)?;
+    print("");
+    print(&format!("Nodes searched: {nodes}"));
+    print(&format!("Nodes/second: {}", nodes as u128 * 1000 / millis.max(1)));
     Ok(())
 }
 
@@ -115,8 +118,8 @@ mod tests {
 
     #[test]
     fn bench_is_deterministic() {
-        let first = measure(4, |_| {}).unwrap().0;
-        let second = measure(4, |_| {}).unwrap().0;
+        let first = measure(&mut Engine::new(), 4, |_| {}).unwrap().0;
+        let second = measure(&mut Engine::new(), 4, |_| {}).unwrap().0;
         assert_eq!(first, second);
         assert!(first > 1000);
     }

@@ -1,22 +1,24 @@
-//! The UCI session: reads GUI lines, keeps the game and the options, and
-//! hands each search to the session's search thread (see
-//! [`crate::search_thread`]) so that this one stays free to answer
-//! `isready` and to act on `stop` and `ponderhit` at once.
+//! The UCI session: reads GUI lines, parses them (`backrank_uci`), acts
+//! through the [`Engine`] facade, and prints what it answers. No engine
+//! state lives here.
+//!
+//! A command's way from stdin to `bestmove`: [`Controller::run`] reads a
+//! line, `Command::from_str` types it, [`Controller::handle`] calls the
+//! engine (`go` → [`Engine::go`], which hands a job to the search thread),
+//! and the job's [`Event`]s come back to [`report`], which formats them
+//! with `backrank_uci` (`Info`, `BestMove`) and writes them out.
 
 use std::io::{BufRead, Write};
-use std::sync::Arc;
 
 use backrank_search::score::{is_mate, mate_in_moves};
-use backrank_search::{Clock, Limits, Progress, PvLine, Report, Search, Signals, position_keys};
-use backrank_uci::notation::{format_move, parse_move, shredder_fen, x_fen};
-use backrank_uci::options::OPTIONS;
-use backrank_uci::{BestMove, Command, EngineOption, GoLimits, Info, Score};
-use parking_lot::Mutex;
-use shakmaty::{Chess, Color, Position};
+use backrank_search::{PvLine, Report};
+use backrank_uci::notation::{format_move, shredder_fen, x_fen};
+use backrank_uci::{BestMove, Command, GoLimits, Info, Score};
+use shakmaty::{Chess, Position};
 
-use crate::game::Game;
+use crate::engine::{Engine, Event};
+use crate::options::OPTIONS;
 use crate::perft::divide_report;
-use crate::search_thread::SearchThread;
 use crate::wdl::wdl;
 use crate::{ENGINE_AUTHOR, ENGINE_NAME};
 
@@ -26,6 +28,10 @@ pub fn send(line: &str) {
     // A GUI that closed the pipe cannot be told anything: ignore the error.
     let _ = writeln!(out, "{line}");
     let _ = out.flush();
+}
+
+fn say(text: impl Into<String>) {
+    send(&Info::string(text).to_string());
 }
 
 /// The `info` lines of a search report: one, or one per line with
@@ -59,40 +65,43 @@ pub fn info_lines(report: &Report, chess960: bool, wdl_root: Option<&Chess>) -> 
         .collect()
 }
 
-/// A UCI session.
-pub struct Controller {
-    search: Arc<Mutex<Search>>,
-    signals: Arc<Signals>,
-    game: Game,
-    chess960: bool,
-    move_overhead_ms: u64,
-    /// Best lines to report (`MultiPV`).
-    multipv: usize,
-    /// Add `wdl w d l` to scores (`UCI_ShowWDL`).
-    show_wdl: bool,
-    /// Runs the searches.
-    searcher: SearchThread,
+/// Prints one event of a running search (on the search thread).
+fn report(event: Event, chess960: bool, wdl_root: Option<&Chess>) {
+    match event {
+        Event::Iteration(report) => {
+            info_lines(report, chess960, wdl_root).iter().for_each(|info| send(&info.to_string()));
+        }
+        Event::CurrentMove { depth, m, number } => {
+            let currmove = Some((format_move(m, chess960), number));
+            send(&Info { depth: Some(depth), currmove, ..Info::default() }.to_string());
+        }
+        Event::Done(result) => {
+            if result.best.is_none() {
+                let score = if is_mate(result.report.score) { Score::Mate(0) } else { Score::Cp(0) };
+                send(&Info { depth: Some(0), score: Some(score), ..Info::default() }.to_string());
+            } else {
+                info_lines(&result.report, chess960, wdl_root)
+                    .iter()
+                    .for_each(|info| send(&info.to_string()));
+            }
+            let best = BestMove {
+                best: result.best.map(|m| format_move(m, chess960)),
+                ponder: result.ponder.map(|m| format_move(m, chess960)),
+            };
+            send(&best.to_string());
+        }
+    }
 }
 
-impl Default for Controller {
-    fn default() -> Self {
-        Self::new()
-    }
+/// A UCI session.
+#[derive(Default)]
+pub struct Controller {
+    engine: Engine,
 }
 
 impl Controller {
     pub fn new() -> Controller {
-        let search = Arc::new(Mutex::new(Search::new(16, 1).expect("a 16 MB hash table")));
-        Controller {
-            searcher: SearchThread::start(Arc::clone(&search)).expect("cannot start the search thread"),
-            search,
-            signals: Arc::new(Signals::default()),
-            game: Game::default(),
-            chess960: false,
-            move_overhead_ms: 10,
-            multipv: 1,
-            show_wdl: false,
-        }
+        Controller { engine: Engine::new() }
     }
 
     /// Reads commands until `quit` or the end of input.
@@ -114,206 +123,69 @@ impl Controller {
             match line.parse::<Command>() {
                 Ok(Command::Quit) => break,
                 Ok(command) => self.handle(command),
-                Err(e) => send(&Info::string(format!("{e}; ignored")).to_string()),
+                Err(e) => say(format!("{e}; ignored")),
             }
         }
-        self.finish_search();
+        self.engine.wait();
     }
 
     fn handle(&mut self, command: Command) {
         match command {
-            Command::Uci => self.identify(),
+            Command::Uci => identify(),
             Command::IsReady => send("readyok"),
             Command::Debug(_) => {}
-            Command::SetOption { name, value } => self.set_option(&name, value.as_deref()),
-            Command::UciNewGame => {
-                self.finish_search();
-                self.search.lock().clear();
-                self.game = Game::default();
-            }
-            Command::Position { start, moves } => match Game::from_command(&start, &moves) {
-                Ok((game, warning)) => {
-                    self.game = game;
-                    if let Some(why) = warning {
-                        send(&Info::string(why).to_string());
-                    }
-                }
-                Err(e) => send(&Info::string(format!("{e}; keeping the previous position")).to_string()),
+            Command::SetOption { name, value } => match self.engine.set_option(&name, value.as_deref()) {
+                Ok(Some(text)) => say(text),
+                Ok(None) => {}
+                Err(e) => say(format!("{e}; ignored")),
+            },
+            Command::UciNewGame => self.engine.new_game(),
+            Command::Position { start, moves } => match self.engine.set_position(&start, &moves) {
+                Ok(warning) => warning.into_iter().for_each(say),
+                Err(e) => say(format!("{e}; keeping the previous position")),
             },
             Command::Go(limits) => self.go(limits),
-            Command::Stop => self.signals.stop(),
-            Command::PonderHit => self.signals.ponderhit(),
-            Command::Quit => self.finish_search(),
+            Command::Stop => self.engine.stop(),
+            Command::PonderHit => self.engine.ponderhit(),
+            Command::Quit => self.engine.wait(),
             Command::Display => self.display(),
             Command::Eval => self.eval(),
-        }
-    }
-
-    fn identify(&self) {
-        send(&format!("id name {ENGINE_NAME}"));
-        send(&format!("id author {ENGINE_AUTHOR}"));
-        for option in OPTIONS {
-            send(&option.to_string());
-        }
-        send("uciok");
-    }
-
-    fn is_searching(&self) -> bool {
-        self.searcher.is_running()
-    }
-
-    /// Stops the running search, if any, and waits for its `bestmove`.
-    fn finish_search(&mut self) {
-        if self.searcher.is_running() {
-            self.signals.stop();
-        }
-        self.searcher.wait();
-    }
-
-    fn set_option(&mut self, name: &str, value: Option<&str>) {
-        let option = match EngineOption::parse(name, value) {
-            Ok(option) => option,
-            Err(e) => return send(&Info::string(format!("{e}; ignored")).to_string()),
-        };
-        let needs_search = !matches!(
-            option,
-            EngineOption::Ponder(_)
-                | EngineOption::Chess960(_)
-                | EngineOption::MoveOverheadMs(_)
-                | EngineOption::MultiPv(_)
-                | EngineOption::ShowWdl(_)
-        );
-        if needs_search && self.is_searching() {
-            return send(&Info::string(format!("cannot set '{name}' while searching; ignored")).to_string());
-        }
-        if needs_search {
-            // Joins a search that has already answered.
-            self.finish_search();
-        }
-        match option {
-            EngineOption::HashMb(mb) => {
-                if let Err(e) = self.search.lock().resize_hash(mb) {
-                    send(&Info::string(format!("{e}; keeping the previous table")).to_string());
+            Command::Bench(depth) => {
+                self.engine.wait();
+                if let Err(e) =
+                    crate::bench::run(&mut self.engine, depth.unwrap_or(crate::bench::DEFAULT_DEPTH), send)
+                {
+                    say(format!("bench: {e}"));
                 }
             }
-            EngineOption::Threads(n) => self.search.lock().set_threads(n),
-            EngineOption::ClearHash => self.search.lock().clear(),
-            EngineOption::Ponder(_) => {}
-            EngineOption::Chess960(on) => self.chess960 = on,
-            EngineOption::MoveOverheadMs(ms) => self.move_overhead_ms = ms,
-            EngineOption::MultiPv(lines) => self.multipv = lines,
-            EngineOption::ShowWdl(on) => self.show_wdl = on,
-            EngineOption::SyzygyPath(paths) => self.load_tablebases(&paths),
-            EngineOption::SyzygyProbeDepth(depth) => {
-                self.search.lock().tablebase_config().probe_depth = depth
+            Command::GenFens { count, seed, book } => {
+                match crate::genfens::openings(count, seed, book.as_deref()) {
+                    Ok(fens) => fens.iter().for_each(|fen| say(format!("genfens {fen}"))),
+                    Err(e) => say(format!("genfens: {e}")),
+                }
             }
-            EngineOption::Syzygy50MoveRule(on) => self.search.lock().tablebase_config().fifty_move_rule = on,
-            EngineOption::SyzygyProbeLimit(pieces) => {
-                self.search.lock().tablebase_config().probe_limit = pieces;
-            }
-        }
-    }
-
-    /// Loads the tables of `SyzygyPath` and says, in one line, what was found.
-    fn load_tablebases(&mut self, paths: &str) {
-        let mut search = self.search.lock();
-        let (files, errors) = search.set_tablebase_path(paths);
-        let problems = if errors.is_empty() { String::new() } else { format!(" ({})", errors.join("; ")) };
-        if files > 0 {
-            let pieces = search.tablebase_pieces();
-            let text = format!("found {files} Syzygy table files, up to {pieces} pieces{problems}");
-            send(&Info::string(text).to_string());
-        } else if !paths.is_empty() {
-            let text = format!("no Syzygy tables in '{paths}'{problems}; going on without them");
-            send(&Info::string(text).to_string());
-        }
-    }
-
-    /// The search limits of a `go`, from the side to move's view.
-    fn limits_of(&self, go: &GoLimits, root: &Chess) -> Limits {
-        let white = root.turn() == Color::White;
-        let (time, increment) = if white { (go.wtime, go.winc) } else { (go.btime, go.binc) };
-        let clock = time.map(|time_ms| Clock {
-            time_ms,
-            increment_ms: increment.unwrap_or(0),
-            moves_to_go: go.movestogo,
-        });
-        let mut searchmoves = Vec::new();
-        for text in &go.searchmoves {
-            match parse_move(root, text) {
-                Ok(m) => searchmoves.push(m),
-                Err(e) => send(&Info::string(format!("searchmoves: {e}; ignored")).to_string()),
-            }
-        }
-        // A bare `go` searches until `stop`, as in other engines.
-        let unbounded = clock.is_none()
-            && go.depth.is_none()
-            && go.nodes.is_none()
-            && go.mate.is_none()
-            && go.movetime.is_none();
-        Limits {
-            depth: go.depth,
-            nodes: go.nodes,
-            mate: go.mate,
-            movetime_ms: go.movetime,
-            clock,
-            infinite: go.infinite || unbounded,
-            searchmoves,
-            move_overhead_ms: self.move_overhead_ms,
-            multipv: self.multipv,
         }
     }
 
     fn go(&mut self, go: GoLimits) {
-        self.finish_search();
-        let root = self.game.current().clone();
+        let chess960 = self.engine.settings().chess960;
         if let Some(depth) = go.perft {
-            for line in divide_report(&root, depth, self.chess960) {
-                send(&line);
-            }
+            self.engine.wait();
+            divide_report(self.engine.position(), depth, chess960).iter().for_each(|line| send(line));
             return;
         }
-        let limits = self.limits_of(&go, &root);
-        let game_keys = position_keys(self.game.history());
-        let (signals, chess960) = (Arc::clone(&self.signals), self.chess960);
-        // Reset before the job starts: a `stop` right after `go` must not be lost.
-        signals.reset(go.ponder);
-        let show_wdl = self.show_wdl;
-        let job = Box::new(move |search: &mut Search| {
-            let wdl_root = show_wdl.then_some(&root);
-            let result = search.go(&root, &game_keys, &limits, &signals, |progress| match progress {
-                Progress::Iteration(report) => {
-                    for info in info_lines(report, chess960, wdl_root) {
-                        send(&info.to_string());
-                    }
-                }
-                Progress::CurrentMove { depth, m, number } => {
-                    let currmove = Some((format_move(m, chess960), number));
-                    send(&Info { depth: Some(depth), currmove, ..Info::default() }.to_string());
-                }
-            });
-            if result.best.is_none() {
-                let score = if is_mate(result.report.score) { Score::Mate(0) } else { Score::Cp(0) };
-                send(&Info { depth: Some(0), score: Some(score), ..Info::default() }.to_string());
-            } else {
-                for info in info_lines(&result.report, chess960, wdl_root) {
-                    send(&info.to_string());
-                }
+        let wdl_root = self.engine.settings().show_wdl.then(|| self.engine.position().clone());
+        match self.engine.go(&go, move |event| report(event, chess960, wdl_root.as_ref())) {
+            Ok(warnings) => warnings.into_iter().for_each(say),
+            Err(e) => {
+                say(e);
+                send(&BestMove::default().to_string());
             }
-            let best = BestMove {
-                best: result.best.map(|m| format_move(m, chess960)),
-                ponder: result.ponder.map(|m| format_move(m, chess960)),
-            };
-            send(&best.to_string());
-        });
-        if !self.searcher.run(job) {
-            send(&Info::string("the search thread is gone").to_string());
-            send(&BestMove::default().to_string());
         }
     }
 
     fn display(&self) {
-        let pos = self.game.current();
+        let pos = self.engine.position();
         let board = pos.board();
         send("");
         for rank in (0..8).rev() {
@@ -335,8 +207,11 @@ impl Controller {
         send(&format!("Checkers: {}", checkers.join(" ")));
     }
 
+    /// `eval`: the hand-crafted terms (kept for reference), then the
+    /// network's evaluation, which is what the search uses.
     fn eval(&self) {
-        let trace = backrank_eval::trace(self.game.current());
+        let pos = self.engine.position();
+        let trace = backrank_eval::trace(pos);
         send("         Term    |    White    |    Black    |    Total");
         send("                 |   MG    EG  |   MG    EG  |   MG    EG");
         for (name, [white, black]) in trace.rows() {
@@ -349,7 +224,29 @@ impl Controller {
         send(&format!(" Phase           | {} of {}", trace.phase, backrank_eval::MAX_PHASE));
         send(&format!(" Endgame scale   | {} of 64", trace.scale));
         send(&format!(" Tempo           | {}", backrank_eval::TEMPO));
+        send(&format!(" Hand-crafted    | {} (side to move; not used by the search)", trace.score));
         send("");
-        send(&format!("Final evaluation: {} (side to move)", trace.score));
+        let net = self.engine.network();
+        send(&format!("NNUE network: {}", net.name));
+        send(&format!("Final evaluation: {} (side to move)", net.evaluate_board(pos.board(), pos.turn())));
     }
+}
+
+/// The answer to `uci`: names, then every option from the table.
+fn identify() {
+    send(&format!("id name {ENGINE_NAME}"));
+    send(&format!("id author {ENGINE_AUTHOR}"));
+    for option in OPTIONS {
+        send(&option.spec.to_string());
+    }
+    #[cfg(feature = "spsa")]
+    for t in backrank_search::params::TUNABLES {
+        let kind = backrank_uci::OptionKind::Spin {
+            default: i64::from(t.default),
+            min: i64::from(t.min),
+            max: i64::from(t.max),
+        };
+        send(&backrank_uci::OptionSpec { name: t.name, kind }.to_string());
+    }
+    send("uciok");
 }

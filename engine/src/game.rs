@@ -39,6 +39,11 @@ impl Game {
         Ok((game, None))
     }
 
+    /// A game that starts at `pos`.
+    pub fn from_position(pos: Chess) -> Game {
+        Game { positions: vec![pos] }
+    }
+
     /// The position to move in.
     pub fn current(&self) -> &Chess {
         self.positions.last().expect("a game has a position")

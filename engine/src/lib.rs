@@ -5,10 +5,13 @@
 pub mod bench;
 pub mod controller;
 pub mod datagen;
+pub mod engine;
 pub mod frc;
 pub mod game;
+pub mod genfens;
+pub mod options;
 pub mod perft;
-pub mod rng;
+pub use backrank_util::rng;
 pub mod search_thread;
 pub mod wdl;
 

@@ -1,10 +1,13 @@
 //! `backrank`: with no arguments, a UCI engine on stdin/stdout. Subcommands:
 //! `bench [depth]`, `perft "<FEN>" <depth>`, `frc <n> [<m>] | frc random`,
-//! `datagen [key value]...` (see [`backrank::datagen`]).
+//! `datagen [key value]...` (see [`backrank::datagen`]). Any other
+//! arguments are UCI input, one line each, read before stdin (OpenBench's
+//! `backrank "genfens 10 seed 1 book None" quit`).
 
 use std::process::ExitCode;
 
 use backrank::controller::Controller;
+use backrank::engine::Engine;
 use backrank::{bench, datagen, frc, perft};
 use backrank_uci::notation::{parse_fen, shredder_fen, x_fen};
 
@@ -19,14 +22,22 @@ fn main() -> ExitCode {
             Controller::new().run(std::io::stdin().lock());
             Ok(())
         }
-        ["bench"] => bench::run(bench::DEFAULT_DEPTH),
-        ["bench", depth] => depth.parse().map_err(|_| USAGE.to_string()).and_then(bench::run),
+        ["bench"] => bench::run(&mut Engine::new(), bench::DEFAULT_DEPTH, |line| println!("{line}")),
+        ["bench", depth] => depth
+            .parse()
+            .map_err(|_| USAGE.to_string())
+            .and_then(|d| bench::run(&mut Engine::new(), d, |line| println!("{line}"))),
         ["perft", fen, depth] => run_perft(fen, depth),
         ["frc", "random"] => print_frc(frc::random_number(), None),
         ["frc", n] => print_frc_args(n, None),
         ["frc", n, m] => print_frc_args(n, Some(m)),
+        ["spsa"] => print_spsa(),
         ["datagen", rest @ ..] => datagen::Config::parse(rest).and_then(|config| datagen::run(&config)),
-        _ => Err(USAGE.to_string()),
+        lines => {
+            let script: String = lines.iter().map(|line| format!("{line}\n")).collect();
+            Controller::new().run(std::io::Read::chain(script.as_bytes(), std::io::stdin().lock()));
+            Ok(())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -35,6 +46,19 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `backrank spsa`: the tunables in OpenBench's SPSA input format.
+fn print_spsa() -> Result<(), String> {
+    if !cfg!(feature = "spsa") {
+        return Err(
+            "built without the spsa feature: cargo build --release -p backrank --features spsa".into()
+        );
+    }
+    for t in backrank_search::params::TUNABLES {
+        println!("{}", t.spsa_line());
+    }
+    Ok(())
 }
 
 fn run_perft(fen: &str, depth: &str) -> Result<(), String> {

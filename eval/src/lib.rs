@@ -15,6 +15,7 @@
 //! [`Weights`] (`params.rs`, with the few untuned constants); their values
 //! are in `weights.rs`, which the tuner (`tune/`) writes.
 
+pub mod nnue;
 mod params;
 mod pawn_cache;
 pub mod sink;

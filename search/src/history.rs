@@ -38,7 +38,7 @@ pub struct Line {
 
 /// The history bonus for a cut at `depth`.
 pub fn bonus(depth: i32) -> i32 {
-    (depth * depth + 2 * depth).min(HISTORY_BONUS_MAX)
+    (depth * depth + 2 * depth).min(HISTORY_BONUS_MAX.get())
 }
 
 /// Adds `delta` to `entry` with gravity: the closer the entry is to the

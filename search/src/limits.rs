@@ -25,6 +25,9 @@ pub struct Clock {
 pub struct Limits {
     pub depth: Option<u32>,
     pub nodes: Option<u64>,
+    /// Stop after the iteration in which the main thread passes this many
+    /// nodes (datagen's soft node limit; `nodes` stays the hard one).
+    pub soft_nodes: Option<u64>,
     /// Stop once a mate in this many moves (or fewer) is found.
     pub mate: Option<u32>,
     pub movetime_ms: Option<i64>,

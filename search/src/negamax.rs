@@ -1,7 +1,6 @@
 //! The alpha-beta search proper: principal variation search with a
 //! quiescence search at the leaves.
 
-use backrank_eval::evaluate;
 use shakmaty::{Chess, Move, MoveList, Position};
 
 use crate::history::{Line, bonus, piece_to};
@@ -10,7 +9,7 @@ use crate::params::{
     FP_BASE, FP_MARGIN, FP_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH,
     LMR_MIN_MOVES, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR, NMP_MIN_DEPTH, RAZOR_BASE,
     RAZOR_MARGIN, RAZOR_MAX_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH, SE_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_MARGIN,
-    SEE_NOISY_MARGIN, SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, lmp_limit, lmr_reduction,
+    SEE_NOISY_MARGIN, SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, TB_DEPTH_BONUS, lmp_limit, lmr_reduction,
 };
 use crate::position::{has_non_pawn_material, is_insufficient_material, key_after, null_move, null_move_key};
 use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_decisive, mated_in};
@@ -20,8 +19,6 @@ use crate::tt::{Bound, TtHit, is_packed, pack_move};
 use shakmaty_syzygy::Wdl;
 use std::sync::atomic::Ordering;
 
-/// Tablebase results are exact: they are stored as if searched this much deeper.
-const TB_DEPTH_BONUS: i32 = 6;
 use crate::worker::{EVAL_NONE, PlyState, Shared, Worker};
 
 impl Worker {
@@ -84,7 +81,7 @@ impl Worker {
                 return DRAW;
             }
             if ply >= MAX_PLY - 1 {
-                return evaluate(pos);
+                return self.evaluate(pos, ply);
             }
             // Mate distance pruning: no line from here can beat a mate
             // already found nearer the root.
@@ -131,8 +128,8 @@ impl Worker {
                 _ => Bound::Exact,
             };
             if tt_cutoff(bound, score, alpha, beta) {
-                let depth = (depth + TB_DEPTH_BONUS).min(MAX_PLY as i32);
-                shared.tt.store(key, ply, 0, score, evaluate(pos), depth, bound);
+                let depth = (depth + TB_DEPTH_BONUS.get()).min(MAX_PLY as i32);
+                shared.tt.store(key, ply, 0, score, self.evaluate(pos, ply), depth, bound);
                 return score;
             }
             if pv_node {
@@ -150,7 +147,7 @@ impl Worker {
         let static_eval = match tt_hit {
             _ if in_check => DRAW,
             Some(hit) => hit.static_eval,
-            None => evaluate(pos),
+            None => self.evaluate(pos, ply),
         };
         self.stack[ply].static_eval = if in_check { EVAL_NONE } else { static_eval };
         // A stored search result bounds the position better than the
@@ -174,8 +171,8 @@ impl Worker {
         // below it within the remaining depth.
         if !pv_node
             && !in_check
-            && depth <= RFP_MAX_DEPTH
-            && eval - RFP_MARGIN * (depth - i32::from(improving)) >= beta
+            && depth <= RFP_MAX_DEPTH.get()
+            && eval - RFP_MARGIN.get() * (depth - i32::from(improving)) >= beta
             && !is_decisive(beta)
         {
             return eval;
@@ -185,8 +182,8 @@ impl Worker {
         // tactic can save the node; if quiescence finds none, trust it.
         if !pv_node
             && !in_check
-            && depth <= RAZOR_MAX_DEPTH
-            && eval + RAZOR_BASE + RAZOR_MARGIN * depth * depth < alpha
+            && depth <= RAZOR_MAX_DEPTH.get()
+            && eval + RAZOR_BASE.get() + RAZOR_MARGIN.get() * depth * depth < alpha
         {
             let score = self.quiescence(shared, pos, key, ply, alpha, beta);
             if score <= alpha {
@@ -200,7 +197,7 @@ impl Worker {
         // collapse), not with only pawns left (zugzwang is common there).
         if !pv_node
             && !in_check
-            && depth >= NMP_MIN_DEPTH
+            && depth >= NMP_MIN_DEPTH.get()
             && eval >= beta
             && !self.stack[ply].null
             && excluded.is_none()
@@ -213,7 +210,7 @@ impl Worker {
         // Step 2b. Internal iterative reduction (batch 2, +75 elo with it): without a table move this
         // node was never searched (or not usefully); a shallower search
         // costs less and fills the table for the next iteration.
-        if depth >= IIR_MIN_DEPTH && tt_move == 0 {
+        if depth >= IIR_MIN_DEPTH.get() && tt_move == 0 {
             depth -= 1;
         }
 
@@ -249,8 +246,10 @@ impl Worker {
                 // lift a static evaluation this far below alpha). Both hold
                 // for every later quiet move too, so the picker skips them.
                 if !pv_node && !in_check && !is_noisy(m) {
-                    let late = depth <= LMP_MAX_DEPTH && quiets_tried.len() >= lmp_limit(depth, improving);
-                    let futile = depth <= FP_MAX_DEPTH && eval + FP_BASE + FP_MARGIN * depth <= alpha;
+                    let late =
+                        depth <= LMP_MAX_DEPTH.get() && quiets_tried.len() >= lmp_limit(depth, improving);
+                    let futile = depth <= FP_MAX_DEPTH.get()
+                        && eval + FP_BASE.get() + FP_MARGIN.get() * depth <= alpha;
                     if late || futile {
                         picker.skip_quiets();
                         continue;
@@ -259,11 +258,11 @@ impl Worker {
                 // Step 3a. SEE pruning (batch 2, +75 elo with it): near the leaves, a move that loses
                 // material in the exchange on its square (more for
                 // captures, as depth grows) is not worth a search.
-                if depth <= SEE_PRUNE_MAX_DEPTH {
+                if depth <= SEE_PRUNE_MAX_DEPTH.get() {
                     let threshold = if is_noisy(m) {
-                        -SEE_NOISY_MARGIN * depth * depth
+                        -SEE_NOISY_MARGIN.get() * depth * depth
                     } else {
-                        -SEE_QUIET_MARGIN * depth
+                        -SEE_QUIET_MARGIN.get() * depth
                     };
                     if !see_ge(pos, m, threshold) {
                         continue;
@@ -307,16 +306,16 @@ impl Worker {
                 // well-ordered nodes rarely find their best move late, so
                 // late quiet moves are searched shallower first, and again at
                 // full depth only if they beat alpha.
-                let reduction = if depth >= LMR_MIN_DEPTH
-                    && index >= LMR_MIN_MOVES + usize::from(pv_node)
+                let reduction = if depth >= LMR_MIN_DEPTH.get()
+                    && index >= LMR_MIN_MOVES.get() as usize + usize::from(pv_node)
                     && !is_noisy(m)
                     && !in_check
                     && !gives_check
                 {
                     let history = self.histories.quiet(&line, m);
                     (lmr_reduction(depth, index) - i32::from(pv_node) + i32::from(!improving)
-                        - history / LMR_HISTORY_DIVISOR)
-                        .clamp(0, new_depth - 1)
+                        - history / LMR_HISTORY_DIVISOR.get())
+                    .clamp(0, new_depth - 1)
                 } else {
                     0
                 };
@@ -395,14 +394,14 @@ impl Worker {
         m: Move,
     ) -> Singular {
         let Some(hit) = tt_hit else { return Singular::No };
-        if depth < SE_MIN_DEPTH
+        if depth < SE_MIN_DEPTH.get()
             || hit.bound == Bound::Upper
-            || hit.depth < depth - SE_TT_DEPTH_MARGIN
+            || hit.depth < depth - SE_TT_DEPTH_MARGIN.get()
             || is_decisive(hit.score)
         {
             return Singular::No;
         }
-        let singular_beta = hit.score - SE_MARGIN * depth;
+        let singular_beta = hit.score - SE_MARGIN.get() * depth;
         self.stack[ply].excluded = Some(m);
         let score = self.negamax(shared, pos, key, (depth - 1) / 2, ply, singular_beta - 1, singular_beta);
         self.stack[ply].excluded = None;
@@ -433,8 +432,9 @@ impl Worker {
     ) -> Option<i32> {
         let child = null_move(pos)?;
         let child_key = null_move_key(pos, key);
-        let reduction =
-            NMP_BASE_REDUCTION + depth / NMP_DEPTH_DIVISOR + ((static_eval - beta) / NMP_EVAL_DIVISOR).min(3);
+        let reduction = NMP_BASE_REDUCTION.get()
+            + depth / NMP_DEPTH_DIVISOR.get()
+            + ((static_eval - beta) / NMP_EVAL_DIVISOR.get()).min(3);
         self.keys.push(child_key);
         self.stack[ply + 1] = PlyState::reached_by(None, true);
         let score =
@@ -482,7 +482,7 @@ impl Worker {
         }
         self.seldepth = self.seldepth.max(ply + 1);
         if ply >= MAX_PLY - 1 {
-            return evaluate(pos);
+            return self.evaluate(pos, ply);
         }
         if is_insufficient_material(pos) {
             return DRAW;
@@ -502,7 +502,10 @@ impl Worker {
         let mut best_score = -crate::score::INFINITY;
         let mut static_eval = DRAW;
         if !in_check {
-            static_eval = tt_hit.map_or_else(|| evaluate(pos), |hit| hit.static_eval);
+            static_eval = match tt_hit {
+                Some(hit) => hit.static_eval,
+                None => self.evaluate(pos, ply),
+            };
             if static_eval >= beta {
                 return static_eval;
             }

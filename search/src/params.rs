@@ -1,87 +1,169 @@
 //! Every tunable number of the search, in one place.
+//!
+//! The numbers that pruning, reductions, extensions and move ordering use
+//! are [`Tunable`]s, declared once below with their range. In the plain
+//! build each is a constant (`RFP_MARGIN.get()` compiles to the number).
+//! With the cargo feature `spsa` each becomes a UCI spin option that
+//! changes the search, and `backrank spsa` prints them in OpenBench's SPSA
+//! input format, so that they can be tuned on a distributed SPSA instance.
 
+#[cfg(not(feature = "spsa"))]
 use std::sync::LazyLock;
+#[cfg(feature = "spsa")]
+use std::sync::atomic::{AtomicI32, Ordering};
 
 /// Nodes between two looks at the clock and the node limit.
 pub const CHECK_EVERY_NODES: u64 = 1024;
 
 /// Largest history value; gravity keeps entries within it.
 pub const HISTORY_MAX: i32 = 16_384;
-/// Cap of the depth-squared history bonus.
-pub const HISTORY_BONUS_MAX: i32 = 1_600;
 
-/// Aspiration windows: first depth, first half-width, and the half-width
-/// past which the window opens fully.
-pub const ASPIRATION_MIN_DEPTH: i32 = 5;
-pub const ASPIRATION_DELTA: i32 = 25;
+/// One tunable search parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tunable {
+    pub name: &'static str,
+    index: usize,
+    pub default: i32,
+    pub min: i32,
+    pub max: i32,
+}
+
+impl Tunable {
+    /// The value in force: the default in the plain build.
+    #[cfg(not(feature = "spsa"))]
+    #[inline(always)]
+    pub const fn get(self) -> i32 {
+        self.default
+    }
+
+    /// The value in force, as last set by its UCI option.
+    #[cfg(feature = "spsa")]
+    #[inline(always)]
+    pub fn get(self) -> i32 {
+        VALUES[self.index].load(Ordering::Relaxed)
+    }
+
+    /// Sets the value (clamped to the range); only the `spsa` build can.
+    #[cfg(feature = "spsa")]
+    pub fn set(self, value: i32) {
+        VALUES[self.index].store(value.clamp(self.min, self.max), Ordering::Relaxed);
+    }
+
+    /// The line OpenBench's SPSA reads: `NAME, int, VALUE, MIN, MAX, C_END, R_END`,
+    /// with the final step a twentieth of the range and R_END 0.002.
+    pub fn spsa_line(self) -> String {
+        let c_end = (f64::from(self.max - self.min) / 20.0).max(0.5);
+        format!("{}, int, {}, {}, {}, {c_end}, 0.002", self.name, self.get(), self.min, self.max)
+    }
+}
+
+/// Declares the tunables: `NAME = default, min..=max;` with its doc comment.
+macro_rules! tunables {
+    ($($(#[doc = $doc:literal])* $name:ident = $default:literal, $min:literal..=$max:literal;)*) => {
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        enum Index { $($name),* }
+        $(
+            $(#[doc = $doc])*
+            pub const $name: Tunable =
+                Tunable { name: stringify!($name), index: Index::$name as usize, default: $default, min: $min, max: $max };
+        )*
+        /// Every tunable, in declaration order.
+        pub const TUNABLES: &[Tunable] = &[$($name),*];
+        #[cfg(feature = "spsa")]
+        static VALUES: [AtomicI32; TUNABLES.len()] = [$(AtomicI32::new($default)),*];
+    };
+}
+
+tunables! {
+    /// Cap of the depth-squared history bonus.
+    HISTORY_BONUS_MAX = 1600, 400..=4000;
+    /// Move ordering: a capture's history is divided by this.
+    CAPTURE_HISTORY_DIVISOR = 8, 1..=32;
+    /// Aspiration windows: first depth and first half-width.
+    ASPIRATION_MIN_DEPTH = 5, 2..=8;
+    ASPIRATION_DELTA = 25, 8..=80;
+    /// Reverse futility pruning: deepest node, and margin per ply of depth.
+    RFP_MAX_DEPTH = 6, 3..=10;
+    RFP_MARGIN = 90, 30..=180;
+    /// Null-move pruning: least depth, and reduction = base + depth / divisor
+    /// + (eval - beta) / eval divisor (at most 3 from the last term).
+    NMP_MIN_DEPTH = 3, 1..=6;
+    NMP_BASE_REDUCTION = 3, 1..=6;
+    NMP_DEPTH_DIVISOR = 4, 2..=8;
+    NMP_EVAL_DIVISOR = 200, 80..=400;
+    /// Late move reductions: least depth, moves searched before reducing,
+    /// and how much history buys back a ply.
+    LMR_MIN_DEPTH = 3, 1..=6;
+    LMR_MIN_MOVES = 3, 1..=6;
+    LMR_HISTORY_DIVISOR = 16384, 4096..=32768;
+    /// Base reduction: LMR_BASE / 100 + ln(depth) * ln(move number) / (LMR_DIVISOR / 100).
+    LMR_BASE = 75, 0..=200;
+    LMR_DIVISOR = 225, 150..=400;
+    /// Late move pruning: deepest node.
+    LMP_MAX_DEPTH = 7, 3..=12;
+    /// Razoring: deepest node, and the margin base + per squared ply of depth.
+    RAZOR_MAX_DEPTH = 3, 1..=6;
+    RAZOR_BASE = 300, 100..=600;
+    RAZOR_MARGIN = 250, 80..=500;
+    /// Singular extensions: least depth; how much shallower the table entry
+    /// may be; the margin below its score, per ply of depth.
+    SE_MIN_DEPTH = 7, 4..=12;
+    SE_TT_DEPTH_MARGIN = 3, 1..=6;
+    SE_MARGIN = 2, 1..=6;
+    /// Internal iterative reduction: least depth.
+    IIR_MIN_DEPTH = 4, 2..=8;
+    /// SEE pruning: deepest node; a quiet move may lose this much per ply of
+    /// depth, a capture this much per squared ply, before it is skipped.
+    SEE_PRUNE_MAX_DEPTH = 8, 3..=12;
+    SEE_QUIET_MARGIN = 60, 20..=150;
+    SEE_NOISY_MARGIN = 20, 5..=60;
+    /// Futility pruning: deepest node, and the margin base + per ply of depth.
+    FP_MAX_DEPTH = 6, 3..=10;
+    FP_BASE = 100, 30..=250;
+    FP_MARGIN = 80, 30..=200;
+    /// Tablebase results are exact: they are stored as if searched this much deeper.
+    TB_DEPTH_BONUS = 6, 0..=12;
+}
+
+/// Aspiration windows: the half-width past which the window opens fully.
 pub const ASPIRATION_MAX_DELTA: i32 = 800;
 
-/// Reverse futility pruning: deepest node, and margin per ply of depth.
-pub const RFP_MAX_DEPTH: i32 = 6;
-pub const RFP_MARGIN: i32 = 90;
-
-/// Null-move pruning: least depth, and reduction = base + depth / divisor
-/// + (eval - beta) / eval divisor (at most 3 from the last term).
-pub const NMP_MIN_DEPTH: i32 = 3;
-pub const NMP_BASE_REDUCTION: i32 = 3;
-pub const NMP_DEPTH_DIVISOR: i32 = 4;
-pub const NMP_EVAL_DIVISOR: i32 = 200;
-
-/// Late move reductions: least depth, moves searched before reducing, and
-/// how much history buys back a ply.
-pub const LMR_MIN_DEPTH: i32 = 3;
-pub const LMR_MIN_MOVES: usize = 3;
-pub const LMR_HISTORY_DIVISOR: i32 = 16_384;
-/// Base reduction: LMR_BASE + ln(depth) * ln(move number) / LMR_DIVISOR.
-const LMR_BASE: f64 = 0.75;
-const LMR_DIVISOR: f64 = 2.25;
-
-static LMR_TABLE: LazyLock<[[i32; 64]; 64]> = LazyLock::new(|| {
-    let mut table = [[0; 64]; 64];
-    for (depth, row) in table.iter_mut().enumerate().skip(1) {
-        for (moves, cell) in row.iter_mut().enumerate().skip(1) {
-            *cell = (LMR_BASE + (depth as f64).ln() * (moves as f64).ln() / LMR_DIVISOR) as i32;
-        }
+fn lmr_formula(depth: usize, moves: usize) -> i32 {
+    if depth == 0 || moves == 0 {
+        return 0;
     }
-    table
-});
+    let base = f64::from(LMR_BASE.get()) / 100.0;
+    let divisor = f64::from(LMR_DIVISOR.get()) / 100.0;
+    (base + (depth as f64).ln() * (moves as f64).ln() / divisor) as i32
+}
+
+#[cfg(not(feature = "spsa"))]
+static LMR_TABLE: LazyLock<[[i32; 64]; 64]> =
+    LazyLock::new(|| std::array::from_fn(|depth| std::array::from_fn(|moves| lmr_formula(depth, moves))));
 
 /// The late-move reduction of the move at `index` (0-based) at `depth`.
+#[cfg(not(feature = "spsa"))]
 pub fn lmr_reduction(depth: i32, index: usize) -> i32 {
     LMR_TABLE[(depth as usize).min(63)][index.min(63)]
 }
 
-/// Late move pruning: deepest node; quiet moves tried before the rest are
-/// skipped (half as many when the evaluation is not improving).
-pub const LMP_MAX_DEPTH: i32 = 7;
+/// The late-move reduction of the move at `index` (0-based) at `depth`
+/// (computed each time, since the `spsa` build may change its terms).
+#[cfg(feature = "spsa")]
+pub fn lmr_reduction(depth: i32, index: usize) -> i32 {
+    lmr_formula((depth as usize).min(63), index.min(63))
+}
+
+/// Late move pruning: quiet moves tried before the rest are skipped (half
+/// as many when the evaluation is not improving).
 pub const fn lmp_limit(depth: i32, improving: bool) -> usize {
     ((3 + depth * depth) / if improving { 1 } else { 2 }) as usize
 }
 
-/// Razoring: deepest node, and the margin base + per squared ply of depth.
-pub const RAZOR_MAX_DEPTH: i32 = 3;
-pub const RAZOR_BASE: i32 = 300;
-pub const RAZOR_MARGIN: i32 = 250;
-
-/// Singular extensions: least depth; how much shallower the table entry
-/// may be; the margin below its score, per ply of depth.
-pub const SE_MIN_DEPTH: i32 = 7;
-pub const SE_TT_DEPTH_MARGIN: i32 = 3;
-pub const SE_MARGIN: i32 = 2;
-
-/// Internal iterative reduction: least depth.
-pub const IIR_MIN_DEPTH: i32 = 4;
-
-/// SEE pruning: deepest node; a quiet move may lose this much per ply of
-/// depth, a capture this much per squared ply, before it is skipped.
-pub const SEE_PRUNE_MAX_DEPTH: i32 = 8;
-pub const SEE_QUIET_MARGIN: i32 = 60;
-pub const SEE_NOISY_MARGIN: i32 = 20;
-
-/// Futility pruning: deepest node, and the margin base + per ply of depth.
-pub const FP_MAX_DEPTH: i32 = 6;
-pub const FP_BASE: i32 = 100;
-pub const FP_MARGIN: i32 = 80;
+/// The tunable called `name` (any case).
+pub fn tunable(name: &str) -> Option<Tunable> {
+    TUNABLES.iter().copied().find(|t| t.name.eq_ignore_ascii_case(name))
+}
 
 /// Time management: moves assumed left in sudden death.
 pub const DEFAULT_MOVES_TO_GO: i64 = 25;
@@ -126,3 +208,55 @@ pub const VOTE_SCORE_OFFSET: i32 = 14;
 
 /// `info currmove` lines start after the search has run this long.
 pub const CURRMOVE_AFTER_MS: u64 = 3000;
+
+#[cfg(test)]
+mod tunable_tests {
+    use super::*;
+
+    #[test]
+    fn tunables_are_named_once_and_within_their_ranges() {
+        assert!(TUNABLES.len() >= 20);
+        for (i, t) in TUNABLES.iter().enumerate() {
+            assert!(t.min <= t.default && t.default <= t.max, "{}", t.name);
+            assert_eq!(tunable(&t.name.to_lowercase()), Some(*t));
+            assert!(TUNABLES[..i].iter().all(|other| other.name != t.name));
+        }
+        assert_eq!(RFP_MARGIN.spsa_line(), "RFP_MARGIN, int, 90, 30, 180, 7.5, 0.002");
+        // The table is the formula's: 0.75 + ln(d) ln(m) / 2.25.
+        assert_eq!(lmr_reduction(10, 10), (0.75 + 10f64.ln() * 10f64.ln() / 2.25) as i32);
+        assert_eq!(lmr_reduction(1, 30), 0);
+    }
+}
+
+/// Run alone (`cargo test -p backrank-search --features spsa -- spsa_`):
+/// it changes values that every search in the process reads.
+#[cfg(all(test, feature = "spsa"))]
+mod spsa_tests {
+    use super::*;
+    use crate::{Limits, Search, Signals};
+
+    #[test]
+    fn spsa_setting_tunables_changes_the_search() {
+        let pos: shakmaty::Chess = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
+            .parse::<shakmaty::fen::Fen>()
+            .unwrap()
+            .into_position(shakmaty::CastlingMode::Chess960)
+            .unwrap();
+        let nodes = || {
+            let mut search = Search::new(1, 1).unwrap();
+            search.go(&pos, &[], &Limits::depth(9), &Signals::default(), |_| {}).report.nodes
+        };
+        let before = nodes();
+        RFP_MARGIN.set(170);
+        LMR_BASE.set(150);
+        assert_eq!((RFP_MARGIN.get(), LMR_BASE.get()), (170, 150));
+        let after = nodes();
+        RFP_MARGIN.set(RFP_MARGIN.default);
+        LMR_BASE.set(LMR_BASE.default);
+        assert_ne!(before, after);
+        assert_eq!(nodes(), before);
+        RFP_MARGIN.set(10_000);
+        assert_eq!(RFP_MARGIN.get(), RFP_MARGIN.max);
+        RFP_MARGIN.set(RFP_MARGIN.default);
+    }
+}

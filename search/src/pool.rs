@@ -4,9 +4,11 @@
 //! same tree and share what they find through the table. The move played
 //! is voted on by every thread's last completed iteration.
 
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::{Duration, Instant};
 
+use backrank_eval::nnue::Network;
 use shakmaty::{Chess, Move, Position};
 
 use crate::limits::{Limits, TimeManager};
@@ -65,6 +67,8 @@ pub struct Search {
     main: Worker,
     helpers: HelperPool,
     tablebases: Tablebases,
+    /// The network the search evaluates with.
+    network: Arc<Network>,
 }
 
 impl Search {
@@ -75,14 +79,33 @@ impl Search {
             main: Worker::new(0),
             helpers: HelperPool::default(),
             tablebases: Tablebases::default(),
+            network: backrank_eval::nnue::embedded(),
         };
         search.set_threads(threads);
         Ok(search)
     }
 
-    /// Replaces the table; on failure the old one is kept.
+    /// Evaluates with `network` from the next search on.
+    pub fn set_network(&mut self, network: Arc<Network>) {
+        self.network = network;
+    }
+
+    /// The network the search evaluates with.
+    pub fn network(&self) -> &Arc<Network> {
+        &self.network
+    }
+
+    /// Replaces the table with an empty one of `hash_mb` megabytes. When
+    /// that size cannot be had the old table is kept, contents and all;
+    /// only when the new size fits once the old table is freed does it go
+    /// (and if even then it does not fit, a fresh table of the old size
+    /// takes its place, and the error says so).
     pub fn resize_hash(&mut self, hash_mb: usize) -> Result<(), String> {
-        // Free the old table first so that a size near the machine's memory can fit.
+        TranspositionTable::check_size(hash_mb)?;
+        if let Ok(tt) = TranspositionTable::new(hash_mb) {
+            self.tt = tt;
+            return Ok(());
+        }
         let old_mb = (self.tt.len() * 16) >> 20;
         self.tt = TranspositionTable::new(1)?;
         match TranspositionTable::new(hash_mb) {
@@ -92,7 +115,7 @@ impl Search {
             }
             Err(e) => {
                 self.tt = TranspositionTable::new(old_mb.max(1))?;
-                Err(e)
+                Err(format!("{e}; a fresh table of the old size ({old_mb} MB) is in use"))
             }
         }
     }
@@ -188,6 +211,7 @@ impl Search {
             nodes: &nodes,
             tb_hits: &tb_hits,
             limits,
+            network: &self.network,
             time: TimeManager::new(limits),
             start,
         };

@@ -139,15 +139,18 @@ impl Tablebases {
 
     /// The rank of a root move after which we have `dtz` (our view, the
     /// child's DTZ negated) and the fifty-move counter stands at
-    /// `halfmoves`. Every win that the fifty-move rule cannot spoil ranks
-    /// the same (the search chooses among them; as the counter grows,
-    /// slower wins drop out, which forces progress); spoilt wins rank by
-    /// how near they are, losses that the rule may save by how far.
+    /// `halfmoves`. Wins that the fifty-move rule cannot spoil rank above
+    /// all else but mate, the nearest zeroing move first: only the fastest
+    /// way on is kept, so that a won ending is always converted whatever
+    /// the evaluation thinks of it. Spoilt wins rank by how near they are,
+    /// losses that the rule may save by how far.
     fn rank_of(&self, dtz: Dtz, halfmoves: u32) -> i32 {
         let plies = dtz.0.abs() + halfmoves as i32;
         match dtz.0.signum() {
             0 => 0,
-            1 if plies <= 99 || !self.config.fifty_move_rule => WIN_RANK,
+            1 if plies <= 99 || !self.config.fifty_move_rule => {
+                WIN_RANK + (MATE_RANK - WIN_RANK - 1 - dtz.0.abs()).max(0)
+            }
             1 => WIN_RANK - plies,
             _ if plies <= 99 || !self.config.fifty_move_rule => -WIN_RANK,
             _ => -WIN_RANK + plies,

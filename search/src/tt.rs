@@ -90,14 +90,7 @@ impl TranspositionTable {
     /// The memory comes zeroed from the allocator, so a huge table costs
     /// nothing until it is used.
     pub fn new(mb: usize) -> Result<TranspositionTable, String> {
-        let bytes = mb.checked_mul(1 << 20).ok_or("hash size overflows")?;
-        // With overcommit the allocator may promise more than the machine
-        // has and the engine dies later, mid-game: refuse that up front.
-        if let Some(physical) = physical_memory_bytes()
-            && bytes as u64 > physical
-        {
-            return Err(format!("{mb} MB is more than this machine's memory ({} MB)", physical >> 20));
-        }
+        let bytes = Self::check_size(mb)?;
         let count = (bytes / ENTRY_BYTES).max(1);
         let layout = Layout::array::<Entry>(count).map_err(|e| e.to_string())?;
         // Safety: `layout` has non-zero size (count >= 1). An all-zero
@@ -152,6 +145,20 @@ impl TranspositionTable {
         // Multiply-shift maps the key onto the table without a division.
         let index = ((u128::from(key) * self.entries.len() as u128) >> 64) as usize;
         &self.entries[index]
+    }
+
+    /// The bytes of a table of `mb` megabytes, or why it cannot be had
+    /// without trying: an overflow, or more than the machine's memory (with
+    /// overcommit the allocator may promise more than the machine has and
+    /// the engine dies later, mid-game: that is refused up front).
+    pub fn check_size(mb: usize) -> Result<usize, String> {
+        let bytes = mb.checked_mul(1 << 20).ok_or("hash size overflows")?;
+        if let Some(physical) = physical_memory_bytes()
+            && bytes as u64 > physical
+        {
+            return Err(format!("{mb} MB is more than this machine's memory ({} MB)", physical >> 20));
+        }
+        Ok(bytes)
     }
 
     /// Looks `key` up; `ply` converts mate scores to this node's distance.

@@ -1,12 +1,13 @@
 //! One search thread: its own histories, PV table and key stack, and the
 //! iterative-deepening loop it runs over the shared table.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use parking_lot::Mutex;
 
-use shakmaty::{Chess, Move};
+use shakmaty::{Chess, Move, Position};
 
 use crate::history::{Histories, Line};
 use crate::limits::{Limits, TimeManager};
@@ -16,6 +17,7 @@ use crate::params::{
 use crate::score::{INFINITY, MAX_PLY, is_decisive, is_mate, mate_in_moves};
 use crate::tablebase::Tablebases;
 use crate::tt::TranspositionTable;
+use backrank_eval::nnue::{self, AccumulatorStack, Network};
 
 /// Flags the GUI thread sets while a search runs.
 #[derive(Debug, Default)]
@@ -67,6 +69,8 @@ pub(crate) struct Shared<'a> {
     /// Tablebase hits of all threads.
     pub tb_hits: &'a AtomicU64,
     pub limits: &'a Limits,
+    /// The network every thread evaluates with.
+    pub network: &'a Arc<Network>,
     pub time: TimeManager,
     pub start: Instant,
 }
@@ -144,6 +148,8 @@ pub struct Worker {
     pub(crate) root_nodes: Vec<u64>,
     /// The current line, ply by ply.
     pub(crate) stack: [PlyState; MAX_PLY + 2],
+    /// The network's accumulators along the current line, by ply.
+    pub(crate) nnue: AccumulatorStack,
 }
 
 /// What the search remembers about one ply of the line being searched.
@@ -184,7 +190,14 @@ impl Worker {
             root_excluded: Vec::new(),
             root_nodes: Vec::new(),
             stack: [PlyState::reached_by(None, false); MAX_PLY + 2],
+            nnue: AccumulatorStack::new(nnue::embedded(), MAX_PLY + 2),
         }
+    }
+
+    /// The static evaluation of `pos`, the node at `ply`: the network's,
+    /// from the accumulators along the line.
+    pub(crate) fn evaluate(&mut self, pos: &Chess, ply: usize) -> i32 {
+        self.nnue.evaluate(ply, pos.board(), pos.turn())
     }
 
     /// The line to the node at `ply`, for move ordering.
@@ -236,6 +249,7 @@ impl Worker {
         self.nodes = 0;
         self.unflushed_nodes = 0;
         self.histories.clear_killers();
+        self.nnue.set_network(Arc::clone(shared.network));
         self.root_moves = root_moves.to_vec();
         self.keys.clear();
         self.keys.extend_from_slice(game_keys);
@@ -351,9 +365,9 @@ impl Worker {
         depth: i32,
         previous: Option<i32>,
     ) -> i32 {
-        let mut delta = ASPIRATION_DELTA;
+        let mut delta = ASPIRATION_DELTA.get();
         let (mut alpha, mut beta) = match previous {
-            Some(score) if depth >= ASPIRATION_MIN_DEPTH && !is_decisive(score) => {
+            Some(score) if depth >= ASPIRATION_MIN_DEPTH.get() && !is_decisive(score) => {
                 (score - delta, score + delta)
             }
             _ => (-INFINITY, INFINITY),
@@ -383,6 +397,7 @@ impl Worker {
             .is_some_and(|moves| score > 0 && is_mate(score) && mate_in_moves(score) <= moves as i32);
         // One legal move: no need to think (unless the GUI wants us to).
         let forced = self.root_moves.len() == 1 && shared.time.soft.is_some();
-        mate_found || forced || shared.iteration_time_over(time_scale)
+        let soft_nodes = shared.limits.soft_nodes.is_some_and(|limit| self.nodes >= limit);
+        mate_found || forced || soft_nodes || shared.iteration_time_over(time_scale)
     }
 }

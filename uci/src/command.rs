@@ -57,6 +57,16 @@ pub enum Command {
     Display,
     /// `eval`: print the static evaluation of the current position.
     Eval,
+    /// `bench [depth]`: the fixed-depth benchmark (as the command line's).
+    Bench(Option<u32>),
+    /// `genfens N [seed S] [book <None|file>]`: print N random openings as
+    /// `info string genfens <FEN>` (OpenBench's datagen convention).
+    GenFens {
+        count: u64,
+        seed: u64,
+        /// An EPD or FEN file whose lines the openings start from.
+        book: Option<String>,
+    },
 }
 
 /// Why a line is not a command. Its `Display` is meant for `info string`.
@@ -104,9 +114,32 @@ impl FromStr for Command {
             "setoption" => parse_setoption(&rest),
             "position" => parse_position(&rest),
             "go" => parse_go(&rest).map(Command::Go),
+            "genfens" => parse_genfens(&rest),
+            "bench" => match rest.as_slice() {
+                [] => Ok(Command::Bench(None)),
+                [depth] => depth
+                    .parse()
+                    .map(|d| Command::Bench(Some(d)))
+                    .map_err(|_| ParseCommandError("usage: bench [depth]".into())),
+                _ => error("usage: bench [depth]"),
+            },
             _ => error(format!("unknown command '{head}'")),
         }
     }
+}
+
+fn parse_genfens(args: &[&str]) -> Result<Command, ParseCommandError> {
+    const USAGE: &str = "usage: genfens <count> [seed <n>] [book <None|file>]";
+    let Some(count) = args.first().and_then(|n| n.parse().ok()) else { return error(USAGE) };
+    let (mut seed, mut book) = (0, None);
+    for pair in args[1..].chunks(2) {
+        match pair {
+            ["seed", n] => seed = n.parse().map_err(|_| ParseCommandError(USAGE.into()))?,
+            ["book", file] => book = (!file.eq_ignore_ascii_case("none")).then(|| file.to_string()),
+            _ => return error(USAGE),
+        }
+    }
+    Ok(Command::GenFens { count, seed, book })
 }
 
 fn parse_setoption(args: &[&str]) -> Result<Command, ParseCommandError> {
@@ -227,6 +260,16 @@ mod tests {
         assert_eq!(parse("ponderhit"), Command::PonderHit);
         assert_eq!(parse("quit"), Command::Quit);
         assert_eq!(parse("d"), Command::Display);
+        assert_eq!(parse("genfens 10 seed 5 book None"), Command::GenFens { count: 10, seed: 5, book: None });
+        assert_eq!(
+            parse("genfens 3 book books/frc.epd seed 7"),
+            Command::GenFens { count: 3, seed: 7, book: Some("books/frc.epd".into()) }
+        );
+        assert!("genfens".parse::<Command>().is_err());
+        assert_eq!(parse("bench"), Command::Bench(None));
+        assert_eq!(parse("bench 5"), Command::Bench(Some(5)));
+        assert!("bench deep".parse::<Command>().is_err());
+        assert!("genfens 3 seed x".parse::<Command>().is_err());
         assert_eq!(parse("debug on"), Command::Debug(true));
     }
 

@@ -1,8 +1,9 @@
 //! The UCI protocol, both directions, and nothing else.
 //!
 //! * [`Command`]: one line from the GUI, parsed and typed (`"go depth 5".parse()`).
-//! * [`EngineOption`]: a `setoption` resolved against the engine's option table
-//!   ([`options::OPTIONS`]), names case-insensitive, values range-checked.
+//! * [`OptionSpec`]: one option's `option name ...` line, and the checking
+//!   of a `setoption` value against it (names case-insensitive, values
+//!   range-checked); the table of options is the engine's.
 //! * [`notation`]: moves in and out, with Chess960 castling handled at this edge only.
 //! * [`Info`] and [`BestMove`]: engine output, formatted by `Display`.
 //!
@@ -14,5 +15,5 @@ pub mod options;
 mod output;
 
 pub use command::{Command, GoLimits, ParseCommandError, PositionStart};
-pub use options::{EngineOption, OptionError};
-pub use output::{BestMove, Bound, Info, Score};
+pub use options::{OptionError, OptionKind, OptionSpec, OptionValue};
+pub use output::{BestMove, Info, Score};

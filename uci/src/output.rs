@@ -11,13 +11,6 @@ pub enum Score {
     Mate(i32),
 }
 
-/// Whether a score is exact or only a bound (an aspiration window failed).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bound {
-    Lower,
-    Upper,
-}
-
 /// One `info` line. Fields left `None` (or an empty `pv`) are not written.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Info {
@@ -26,7 +19,6 @@ pub struct Info {
     /// Which of the best lines this is (1 is the best), with `MultiPV`.
     pub multipv: Option<u32>,
     pub score: Option<Score>,
-    pub bound: Option<Bound>,
     /// Win, draw and loss chances in per mille, side to move.
     pub wdl: Option<[u32; 3]>,
     pub nodes: Option<u64>,
@@ -65,11 +57,6 @@ impl fmt::Display for Info {
         match self.score {
             Some(Score::Cp(cp)) => write!(f, " score cp {cp}")?,
             Some(Score::Mate(moves)) => write!(f, " score mate {moves}")?,
-            None => {}
-        }
-        match self.bound {
-            Some(Bound::Lower) => f.write_str(" lowerbound")?,
-            Some(Bound::Upper) => f.write_str(" upperbound")?,
             None => {}
         }
         if let Some([win, draw, loss]) = self.wdl {
@@ -132,7 +119,6 @@ mod tests {
             seldepth: Some(18),
             multipv: Some(2),
             score: Some(Score::Cp(-35)),
-            bound: Some(Bound::Upper),
             wdl: Some([10, 700, 290]),
             nodes: Some(123456),
             nps: Some(1000000),
@@ -145,7 +131,7 @@ mod tests {
         };
         assert_eq!(
             info.to_string(),
-            "info depth 12 seldepth 18 multipv 2 score cp -35 upperbound wdl 10 700 290 nodes 123456 nps 1000000 \
+            "info depth 12 seldepth 18 multipv 2 score cp -35 wdl 10 700 290 nodes 123456 nps 1000000 \
              hashfull 42 tbhits 7 time 123 pv e2e4 e7e5"
         );
         let current = Info { depth: Some(20), currmove: Some(("g1f3".into(), 3)), ..Info::default() };

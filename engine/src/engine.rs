@@ -1,0 +1,339 @@
+//! The engine's one front door: the game, the options, the search and its
+//! thread behind a small API. The UCI controller parses lines and prints
+//! through it; `bench`, `perft`, `datagen` and `genfens` use it too.
+//!
+//! A `go` runs on the session's search thread and reports through a
+//! callback ([`Event`]), so that the caller stays free to answer `isready`
+//! and to `stop` or `ponderhit` at once; [`Engine::think`] searches on the
+//! caller's thread instead, for the tools.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use backrank_eval::nnue;
+use backrank_search::{Clock, Limits, Progress, Report, Search, SearchResult, Signals, position_keys};
+use backrank_uci::notation::parse_move;
+use backrank_uci::{GoLimits, PositionStart};
+use parking_lot::{Mutex, MutexGuard};
+use shakmaty::{Chess, Color, Move, Position};
+
+use crate::game::Game;
+use crate::options::{self, OPTIONS};
+use crate::search_thread::SearchThread;
+
+/// The table size before any `Hash` (the option's default).
+pub const DEFAULT_HASH_MB: usize = 16;
+
+/// The options that shape a search or its report (the rest live in the
+/// search itself: table, threads, tablebases).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Settings {
+    /// `UCI_Chess960`: castling written king-takes-rook.
+    pub chess960: bool,
+    /// `Move Overhead`.
+    pub move_overhead_ms: u64,
+    /// `MultiPV`.
+    pub multipv: usize,
+    /// `UCI_ShowWDL`.
+    pub show_wdl: bool,
+}
+
+/// What a running `go` reports, on the search thread.
+pub enum Event<'a> {
+    /// A completed iteration.
+    Iteration(&'a Report),
+    /// The main thread starts on root move `number` (1-based) at `depth`.
+    CurrentMove { depth: u32, m: Move, number: u32 },
+    /// The search is over; the engine counts as idle from here on.
+    Done(&'a SearchResult),
+}
+
+/// A session's engine.
+pub struct Engine {
+    search: Arc<Mutex<Search>>,
+    signals: Arc<Signals>,
+    game: Game,
+    pub(crate) settings: Settings,
+    searcher: SearchThread,
+    /// Set by a search job just before it reports [`Event::Done`]: from then
+    /// on the GUI may treat the engine as idle, though the job is ending.
+    answered: Arc<AtomicBool>,
+}
+
+impl Default for Engine {
+    fn default() -> Engine {
+        Engine::new()
+    }
+}
+
+impl Engine {
+    /// An engine with every option at its default (applied from the table).
+    pub fn new() -> Engine {
+        let search = Arc::new(Mutex::new(Search::new(DEFAULT_HASH_MB, 1).expect("a 16 MB hash table")));
+        let mut engine = Engine {
+            searcher: SearchThread::start(Arc::clone(&search)).expect("cannot start the search thread"),
+            search,
+            signals: Arc::new(Signals::default()),
+            game: Game::default(),
+            settings: Settings::default(),
+            answered: Arc::new(AtomicBool::new(true)),
+        };
+        for option in OPTIONS {
+            if let Some(default) = option.spec.default_value() {
+                (option.apply)(&mut engine, &default);
+            }
+        }
+        engine
+    }
+
+    /// The options in force that shape searches and reports.
+    pub fn settings(&self) -> &Settings {
+        &self.settings
+    }
+
+    /// The search, locked (only while no `go` runs, or it waits for it).
+    pub(crate) fn search(&self) -> MutexGuard<'_, Search> {
+        self.search.lock()
+    }
+
+    /// `setoption`: `Ok(Some(text))` when there is something to say.
+    pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<Option<String>, String> {
+        #[cfg(feature = "spsa")]
+        if let Some(t) = backrank_search::params::tunable(name) {
+            return match value.and_then(|v| v.trim().parse::<i32>().ok()) {
+                Some(v) if (t.min..=t.max).contains(&v) => {
+                    t.set(v);
+                    Ok(None)
+                }
+                _ => Err(format!("option '{}' takes an integer from {} to {}", t.name, t.min, t.max)),
+            };
+        }
+        let option = options::find(name).ok_or_else(|| format!("unknown option '{name}'"))?;
+        let value = option.spec.parse_value(value).map_err(|e| e.to_string())?;
+        if option.needs_idle {
+            if self.is_searching() {
+                return Err(format!("cannot set '{}' while searching", option.spec.name));
+            }
+            // Joins a search that has already answered.
+            self.wait();
+        }
+        Ok((option.apply)(self, &value))
+    }
+
+    /// `Hash`: a new table; a size that cannot be had keeps the old one.
+    pub(crate) fn resize_hash(&mut self, mb: usize) -> Option<String> {
+        self.search().resize_hash(mb).err()
+    }
+
+    /// `EvalFile`: loads a network (empty: the embedded one); a file that
+    /// cannot be used leaves the current network in place.
+    pub(crate) fn load_network(&mut self, path: &str) -> Option<String> {
+        if path.is_empty() {
+            let changed = self.network().name != "embedded";
+            self.search().set_network(nnue::embedded());
+            return changed.then(|| "EvalFile: using the embedded network".to_string());
+        }
+        Some(match nnue::Network::load(path) {
+            Ok(net) => {
+                let text = format!("EvalFile: loaded {}", net.name);
+                self.search().set_network(Arc::new(net));
+                text
+            }
+            Err(e) => format!("EvalFile: {e}; keeping {}", self.network().name),
+        })
+    }
+
+    /// The network the search evaluates with.
+    pub fn network(&self) -> Arc<nnue::Network> {
+        Arc::clone(self.search().network())
+    }
+
+    /// `SyzygyPath`: loads the tables and says, in one line, what was found.
+    pub(crate) fn load_tablebases(&mut self, paths: &str) -> Option<String> {
+        let mut search = self.search();
+        let (files, errors) = search.set_tablebase_path(paths);
+        let problems = if errors.is_empty() { String::new() } else { format!(" ({})", errors.join("; ")) };
+        if files > 0 {
+            let pieces = search.tablebase_pieces();
+            Some(format!("found {files} Syzygy table files, up to {pieces} pieces{problems}"))
+        } else if !paths.is_empty() {
+            Some(format!("no Syzygy tables in '{paths}'{problems}; going on without them"))
+        } else {
+            None
+        }
+    }
+
+    /// `ucinewgame`: a fresh game and a cleared table.
+    pub fn new_game(&mut self) {
+        self.wait();
+        self.search().clear();
+        self.game = Game::default();
+    }
+
+    /// `position`: `Ok(Some(why))` when the move list had to be cut short;
+    /// an error (a bad FEN) keeps the previous position.
+    pub fn set_position(
+        &mut self,
+        start: &PositionStart,
+        moves: &[String],
+    ) -> Result<Option<String>, String> {
+        let (game, warning) = Game::from_command(start, moves)?;
+        self.game = game;
+        Ok(warning)
+    }
+
+    /// Starts the game over from `pos` (the tools' way in).
+    pub fn set_root(&mut self, pos: Chess) {
+        self.game = Game::from_position(pos);
+    }
+
+    /// Plays a legal move in the current game.
+    pub fn play(&mut self, m: Move) {
+        self.game.play(m);
+    }
+
+    /// The position to move in.
+    pub fn position(&self) -> &Chess {
+        self.game.current()
+    }
+
+    /// The game's positions before the current one since the last
+    /// irreversible move (those a repetition can come from).
+    pub fn history(&self) -> &[Chess] {
+        self.game.history()
+    }
+
+    /// Searches the current position on the caller's thread.
+    pub fn think(&mut self, limits: &Limits) -> SearchResult {
+        self.wait();
+        let keys = position_keys(self.game.history());
+        self.signals.reset(false);
+        self.search().go(self.game.current(), &keys, limits, &self.signals, |_| {})
+    }
+
+    /// The search limits of a `go`, from the side to move's view, and what
+    /// was wrong with it: moves of `searchmoves` that are not legal here
+    /// are left out.
+    pub fn limits_of(&self, go: &GoLimits) -> (Limits, Vec<String>) {
+        let root = self.game.current();
+        let white = root.turn() == Color::White;
+        let (time, increment) = if white { (go.wtime, go.winc) } else { (go.btime, go.binc) };
+        let clock = time.map(|time_ms| Clock {
+            time_ms,
+            increment_ms: increment.unwrap_or(0),
+            moves_to_go: go.movestogo,
+        });
+        let (mut searchmoves, mut warnings) = (Vec::new(), Vec::new());
+        for text in &go.searchmoves {
+            match parse_move(root, text) {
+                Ok(m) => searchmoves.push(m),
+                Err(e) => warnings.push(format!("searchmoves: {e}; ignored")),
+            }
+        }
+        // A bare `go` searches until `stop`, as in other engines.
+        let unbounded = clock.is_none()
+            && go.depth.is_none()
+            && go.nodes.is_none()
+            && go.mate.is_none()
+            && go.movetime.is_none();
+        let limits = Limits {
+            depth: go.depth,
+            nodes: go.nodes,
+            soft_nodes: None,
+            mate: go.mate,
+            movetime_ms: go.movetime,
+            clock,
+            infinite: go.infinite || unbounded,
+            searchmoves,
+            move_overhead_ms: self.settings.move_overhead_ms,
+            multipv: self.settings.multipv,
+        };
+        (limits, warnings)
+    }
+
+    /// `go`: searches on the search thread, reporting to `on_event`; a
+    /// running search is stopped first. Returns what was wrong with the
+    /// limits ([`Engine::limits_of`]), or an error if the search thread is
+    /// gone (then nothing is reported).
+    pub fn go(
+        &mut self,
+        go: &GoLimits,
+        on_event: impl Fn(Event) + Send + Sync + 'static,
+    ) -> Result<Vec<String>, String> {
+        self.wait();
+        let root = self.game.current().clone();
+        let (limits, warnings) = self.limits_of(go);
+        let game_keys = position_keys(self.game.history());
+        let signals = Arc::clone(&self.signals);
+        // Reset before the job starts: a `stop` right after `go` must not be lost.
+        signals.reset(go.ponder);
+        self.answered.store(false, Ordering::SeqCst);
+        let answered = Arc::clone(&self.answered);
+        let job = Box::new(move |search: &mut Search| {
+            let result = search.go(&root, &game_keys, &limits, &signals, |progress| match progress {
+                Progress::Iteration(report) => on_event(Event::Iteration(report)),
+                Progress::CurrentMove { depth, m, number } => {
+                    on_event(Event::CurrentMove { depth, m, number })
+                }
+            });
+            answered.store(true, Ordering::SeqCst);
+            on_event(Event::Done(&result));
+        });
+        if self.searcher.run(job) { Ok(warnings) } else { Err("the search thread is gone".into()) }
+    }
+
+    /// `stop`: the running search ends and answers.
+    pub fn stop(&self) {
+        self.signals.stop();
+    }
+
+    /// `ponderhit`: the pondering search goes on as a normal one.
+    pub fn ponderhit(&self) {
+        self.signals.ponderhit();
+    }
+
+    /// A search is running and has not answered yet.
+    pub fn is_searching(&self) -> bool {
+        self.searcher.is_running() && !self.answered.load(Ordering::SeqCst)
+    }
+
+    /// Stops the running search, if any, and waits until it has answered.
+    pub fn wait(&mut self) {
+        if self.searcher.is_running() {
+            self.signals.stop();
+        }
+        self.searcher.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_apply_and_defaults_are_in_force() {
+        let mut engine = Engine::new();
+        assert_eq!(
+            engine.settings(),
+            &Settings { chess960: false, move_overhead_ms: 10, multipv: 1, show_wdl: false }
+        );
+        assert_eq!(engine.set_option("uci_chess960", Some("true")), Ok(None));
+        assert_eq!(engine.set_option("MultiPV", Some("3")), Ok(None));
+        assert!(engine.settings().chess960 && engine.settings().multipv == 3);
+        assert!(engine.set_option("MultiPV", Some("0")).is_err());
+        assert!(engine.set_option("Contempt", Some("10")).is_err());
+        assert!(engine.set_option("EvalFile", Some("/no/such.nnue")).unwrap().unwrap().contains("keeping"));
+    }
+
+    #[test]
+    fn think_searches_the_game_position() {
+        let mut engine = Engine::new();
+        let moves: Vec<String> = ["e2e4", "e7e5"].iter().map(|s| s.to_string()).collect();
+        engine.set_position(&PositionStart::StartPos, &moves).unwrap();
+        let result = engine.think(&Limits::depth(4));
+        let best = result.best.unwrap();
+        assert!(engine.position().is_legal(best));
+        engine.play(best);
+        assert_eq!(engine.position().turn(), Color::Black);
+    }
+}

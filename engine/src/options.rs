@@ -1,0 +1,164 @@
+//! The engine's UCI options, each declared once: its name, type, default
+//! and bounds (what `uci` announces, through [`OptionSpec`]'s `Display`),
+//! and how the engine applies a value. [`crate::engine::Engine::new`]
+//! applies every default from this table, so what is announced is what is
+//! in force.
+
+use backrank_uci::{OptionKind, OptionSpec, OptionValue};
+
+use crate::engine::Engine;
+
+/// Hash table size in MB, announced and accepted up to 1 TB.
+pub const MAX_HASH_MB: i64 = 1 << 20;
+/// The most search threads accepted.
+pub const MAX_THREADS: i64 = 1024;
+
+/// One option: its declaration, and what setting it does.
+pub struct EngineOption {
+    pub spec: OptionSpec,
+    /// Whether it changes the search's state (table, threads, network,
+    /// tablebases), so that it must wait until no search runs.
+    pub needs_idle: bool,
+    /// Applies a checked value; `Some(text)` is said as `info string`.
+    pub apply: fn(&mut Engine, &OptionValue) -> Option<String>,
+}
+
+const fn spin(name: &'static str, default: i64, min: i64, max: i64) -> OptionSpec {
+    OptionSpec { name, kind: OptionKind::Spin { default, min, max } }
+}
+
+const fn check(name: &'static str, default: bool) -> OptionSpec {
+    OptionSpec { name, kind: OptionKind::Check { default } }
+}
+
+const fn string(name: &'static str) -> OptionSpec {
+    OptionSpec { name, kind: OptionKind::String { default: "<empty>" } }
+}
+
+/// Every option, in the order `uci` lists them.
+pub const OPTIONS: &[EngineOption] = &[
+    EngineOption {
+        spec: spin("Hash", 16, 1, MAX_HASH_MB),
+        needs_idle: true,
+        apply: |e, v| e.resize_hash(v.spin() as usize),
+    },
+    EngineOption {
+        spec: spin("Threads", 1, 1, MAX_THREADS),
+        needs_idle: true,
+        apply: |e, v| {
+            e.search().set_threads(v.spin() as usize);
+            None
+        },
+    },
+    EngineOption {
+        spec: OptionSpec { name: "Clear Hash", kind: OptionKind::Button },
+        needs_idle: true,
+        apply: |e, _| {
+            e.search().clear();
+            None
+        },
+    },
+    EngineOption { spec: check("Ponder", false), needs_idle: false, apply: |_, _| None },
+    EngineOption {
+        spec: check("UCI_Chess960", false),
+        needs_idle: false,
+        apply: |e, v| {
+            e.settings.chess960 = v.check();
+            None
+        },
+    },
+    EngineOption {
+        spec: spin("Move Overhead", 10, 0, 5000),
+        needs_idle: false,
+        apply: |e, v| {
+            e.settings.move_overhead_ms = v.spin() as u64;
+            None
+        },
+    },
+    EngineOption {
+        spec: spin("MultiPV", 1, 1, 256),
+        needs_idle: false,
+        apply: |e, v| {
+            e.settings.multipv = v.spin() as usize;
+            None
+        },
+    },
+    EngineOption {
+        spec: check("UCI_ShowWDL", false),
+        needs_idle: false,
+        apply: |e, v| {
+            e.settings.show_wdl = v.check();
+            None
+        },
+    },
+    EngineOption { spec: string("EvalFile"), needs_idle: true, apply: |e, v| e.load_network(v.text()) },
+    EngineOption { spec: string("SyzygyPath"), needs_idle: true, apply: |e, v| e.load_tablebases(v.text()) },
+    EngineOption {
+        spec: spin("SyzygyProbeDepth", 1, 1, 100),
+        needs_idle: true,
+        apply: |e, v| {
+            e.search().tablebase_config().probe_depth = v.spin() as i32;
+            None
+        },
+    },
+    EngineOption {
+        spec: check("Syzygy50MoveRule", true),
+        needs_idle: true,
+        apply: |e, v| {
+            e.search().tablebase_config().fifty_move_rule = v.check();
+            None
+        },
+    },
+    EngineOption {
+        spec: spin("SyzygyProbeLimit", 7, 0, 7),
+        needs_idle: true,
+        apply: |e, v| {
+            e.search().tablebase_config().probe_limit = v.spin() as usize;
+            None
+        },
+    },
+];
+
+/// The option called `name` (any case).
+pub fn find(name: &str) -> Option<&'static EngineOption> {
+    OPTIONS.iter().find(|o| o.spec.is_named(name))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use backrank_search::tablebase::TablebaseConfig;
+
+    #[test]
+    fn names_are_unique_and_defaults_are_valid() {
+        for (i, option) in OPTIONS.iter().enumerate() {
+            assert!(OPTIONS[..i].iter().all(|o| !o.spec.is_named(option.spec.name)), "{}", option.spec.name);
+            if let Some(default) = option.spec.default_value() {
+                let text = match &default {
+                    OptionValue::Spin(v) => v.to_string(),
+                    OptionValue::Check(b) => b.to_string(),
+                    _ => String::new(),
+                };
+                if !text.is_empty() {
+                    assert_eq!(option.spec.parse_value(Some(&text)).as_ref(), Ok(&default));
+                }
+            }
+        }
+        assert!(find("hash").is_some() && find("multipv").is_some() && find("Contempt").is_none());
+    }
+
+    #[test]
+    fn the_search_crates_defaults_are_the_announced_ones() {
+        // bench and datagen use the search's own defaults: they must be the
+        // ones a GUI sees.
+        let config = TablebaseConfig::default();
+        let spin = |name| find(name).unwrap().spec.default_value().unwrap().spin();
+        assert_eq!(i64::from(config.probe_depth), spin("SyzygyProbeDepth"));
+        assert_eq!(config.probe_limit as i64, spin("SyzygyProbeLimit"));
+        assert_eq!(
+            Some(OptionValue::Check(config.fifty_move_rule)),
+            find("Syzygy50MoveRule").unwrap().spec.default_value()
+        );
+        assert_eq!(spin("Hash") as usize, crate::engine::DEFAULT_HASH_MB);
+    }
+}

@@ -1,0 +1,213 @@
+//! The accumulators along the search: one entry per ply, each computed for
+//! a board lazily, when a node at that ply is evaluated.
+//!
+//! An entry is brought up to date from whichever nearby entry (this ply's,
+//! the parent's or the grandparent's) differs from the board in the fewest
+//! pieces, by diffing the twelve piece bitboards: every square that lost a
+//! piece subtracts its row, every square that gained one adds its row.
+//! That is exact for any pair of boards, so it needs no knowledge of the
+//! move (castling in every Chess960 shape, en passant and promotions are
+//! all just changed squares) and no invalidation by the search: a stale
+//! source only costs a longer diff. Past [`REFRESH_AT`] changes the entry
+//! is rebuilt from scratch instead.
+
+use std::sync::Arc;
+
+use shakmaty::{Board, Color, Piece};
+
+use super::{Aligned, HIDDEN, Network, feature, simd};
+
+/// More changed features than this, and a refresh is cheaper.
+const REFRESH_AT: usize = 24;
+
+/// Both perspectives' accumulators for one board.
+#[derive(Clone)]
+pub struct Accumulator {
+    /// White's perspective, then Black's.
+    pub values: [Aligned<[i16; HIDDEN]>; 2],
+    /// The board they were computed for (`None`: not computed yet).
+    board: Option<Board>,
+}
+
+impl Default for Accumulator {
+    fn default() -> Accumulator {
+        Accumulator { values: [Aligned([0; HIDDEN]), Aligned([0; HIDDEN])], board: None }
+    }
+}
+
+/// One search thread's accumulators, indexed by ply.
+pub struct AccumulatorStack {
+    net: Arc<Network>,
+    entries: Vec<Accumulator>,
+}
+
+/// The features that differ between two boards (from White's perspective),
+/// or `None` when there are more than [`REFRESH_AT`].
+struct Diff {
+    added: [usize; REFRESH_AT],
+    removed: [usize; REFRESH_AT],
+    adds: usize,
+    removes: usize,
+}
+
+fn diff(from: &Board, to: &Board) -> Option<Diff> {
+    let mut d = Diff { added: [0; REFRESH_AT], removed: [0; REFRESH_AT], adds: 0, removes: 0 };
+    if ((from.occupied() ^ to.occupied()).count()) > REFRESH_AT {
+        return None;
+    }
+    for color in Color::ALL {
+        for role in shakmaty::Role::ALL {
+            let piece = Piece { color, role };
+            let (old, new) = (from.by_piece(piece), to.by_piece(piece));
+            if old == new {
+                continue;
+            }
+            for (squares, list, count) in
+                [(old & !new, &mut d.removed, &mut d.removes), (new & !old, &mut d.added, &mut d.adds)]
+            {
+                for square in squares {
+                    if *count == REFRESH_AT {
+                        return None;
+                    }
+                    list[*count] = feature(Color::White, piece, square);
+                    *count += 1;
+                }
+            }
+        }
+    }
+    Some(d)
+}
+
+/// Black's-perspective index of a White's-perspective feature: the other
+/// colour, the square flipped.
+fn mirrored(feature: usize) -> usize {
+    ((feature + 384) % 768) ^ 56
+}
+
+fn changes(from: &Board, to: &Board) -> usize {
+    let mut total = 0;
+    for color in Color::ALL {
+        for role in shakmaty::Role::ALL {
+            let piece = Piece { color, role };
+            total += (from.by_piece(piece) ^ to.by_piece(piece)).count();
+        }
+    }
+    total
+}
+
+impl AccumulatorStack {
+    /// A stack for `plies` plies (the search's deepest ply plus one) evaluating with `net`.
+    pub fn new(net: Arc<Network>, plies: usize) -> AccumulatorStack {
+        AccumulatorStack { net, entries: vec![Accumulator::default(); plies.max(1)] }
+    }
+
+    /// Switches to `net` (when `EvalFile` changed it); forgets every entry.
+    pub fn set_network(&mut self, net: Arc<Network>) {
+        if !Arc::ptr_eq(&self.net, &net) {
+            self.net = net;
+            self.entries.iter_mut().for_each(|e| e.board = None);
+        }
+    }
+
+    /// The network this stack evaluates with.
+    pub fn network(&self) -> &Arc<Network> {
+        &self.net
+    }
+
+    /// The evaluation of `board`, `turn` to move, at `ply`, in centipawns
+    /// for the side to move.
+    pub fn evaluate(&mut self, ply: usize, board: &Board, turn: Color) -> i32 {
+        let ply = ply.min(self.entries.len() - 1);
+        self.update(ply, board);
+        let [white, black] = &self.entries[ply].values;
+        match turn {
+            Color::White => self.net.output(&white.0, &black.0),
+            Color::Black => self.net.output(&black.0, &white.0),
+        }
+    }
+
+    /// The accumulators of `board` at `ply` (computed if needed).
+    pub fn accumulator(&mut self, ply: usize, board: &Board) -> &Accumulator {
+        let ply = ply.min(self.entries.len() - 1);
+        self.update(ply, board);
+        &self.entries[ply]
+    }
+
+    fn update(&mut self, ply: usize, board: &Board) {
+        let best = (ply.saturating_sub(2)..=ply)
+            .filter_map(|q| self.entries[q].board.as_ref().map(|b| (changes(b, board), q)))
+            .min();
+        match best {
+            Some((0, q)) if q == ply => {}
+            Some((_, q)) => {
+                let from = self.entries[q].board.clone().expect("a computed entry");
+                match diff(&from, board) {
+                    Some(d) => self.apply(q, ply, &d),
+                    None => self.refresh(ply, board),
+                }
+            }
+            None => self.refresh(ply, board),
+        }
+        self.entries[ply].board = Some(board.clone());
+    }
+
+    fn refresh(&mut self, ply: usize, board: &Board) {
+        let [white, black] = &mut self.entries[ply].values;
+        self.net.refresh(board, Color::White, &mut white.0);
+        self.net.refresh(board, Color::Black, &mut black.0);
+    }
+
+    /// Entry `to` = entry `from` with the diff applied.
+    fn apply(&mut self, from: usize, to: usize, d: &Diff) {
+        let rows = &self.net.feature_weights.0;
+        for side in 0..2 {
+            let index = |f: usize| if side == 0 { f } else { mirrored(f) };
+            let mut acc = self.entries[from].values[side].0;
+            for &f in &d.added[..d.adds] {
+                simd::add(&mut acc, &rows[index(f)]);
+            }
+            for &f in &d.removed[..d.removes] {
+                simd::sub(&mut acc, &rows[index(f)]);
+            }
+            self.entries[to].values[side].0 = acc;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::nnue::embedded;
+    use shakmaty::{CastlingMode, Chess, Position, Square, fen::Fen};
+
+    #[test]
+    fn mirrored_is_the_black_feature() {
+        for f in 0..768 {
+            let color = if f < 384 { Color::White } else { Color::Black };
+            let role = shakmaty::Role::ALL[(f % 384) / 64];
+            let square = Square::new((f % 64) as u32);
+            let piece = Piece { color, role };
+            assert_eq!(mirrored(feature(Color::White, piece, square)), feature(Color::Black, piece, square));
+        }
+    }
+
+    #[test]
+    fn incremental_equals_refresh_along_a_game_with_castling() {
+        let net = embedded();
+        let mut stack = AccumulatorStack::new(net.clone(), 8);
+        let mut pos: Chess = "1r2k1r1/pbppnp1p/1b3P2/8/Q7/B1PB1q2/P4PPP/3RK1R1 w GDgb - 0 1"
+            .parse::<Fen>()
+            .unwrap()
+            .into_position(CastlingMode::Chess960)
+            .unwrap();
+        let mut ply = 0;
+        for _ in 0..40 {
+            let moves = pos.legal_moves();
+            let Some(m) = moves.iter().find(|m| m.is_castle()).or(moves.first()).copied() else { break };
+            pos.play_unchecked(m);
+            ply = (ply + 1) % 8;
+            let fast = stack.evaluate(ply, pos.board(), pos.turn());
+            assert_eq!(fast, net.evaluate_board(pos.board(), pos.turn()));
+        }
+    }
+}

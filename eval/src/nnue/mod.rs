@@ -1,0 +1,200 @@
+//! The neural evaluation (NNUE): a perspective network
+//! `(768 -> HIDDEN) x 2 -> 1` with SCReLU, trained by `train/` on
+//! Backrank's own games.
+//!
+//! * Inputs: one per (colour relative to the perspective, role, square),
+//!   with the square flipped vertically for Black's perspective
+//!   ([`feature`]), so that each side sees the board from its own side.
+//! * The two accumulators (`bias + sum of active rows`) are kept per thread
+//!   along the search ([`AccumulatorStack`]): updated lazily, when a node is
+//!   evaluated, from the nearest computed ancestor by diffing the piece
+//!   bitboards. That one rule covers quiet moves, captures, en passant,
+//!   promotions and every Chess960 castle (king or rook standing still,
+//!   overlapping squares) alike.
+//! * Output: `sum screlu(us) * w_us + sum screlu(them) * w_them + bias`,
+//!   scaled to centipawns for the side to move.
+//!
+//! The default net is embedded at build time (`eval/build.rs`: the file
+//! named by the `EVALFILE` environment variable, else `nets/default.nnue`),
+//! see [`embedded`]; `EvalFile` loads another ([`Network::load`]). Each
+//! search holds the network it evaluates with.
+
+mod accumulator;
+pub mod format;
+mod simd;
+
+use std::sync::Arc;
+
+use once_cell::sync::Lazy;
+use shakmaty::{Board, Color, Piece, Square};
+
+pub use accumulator::{Accumulator, AccumulatorStack};
+pub use format::{INPUTS, QA, QB, QuantisedNet};
+
+/// The accumulator width of each perspective in this build.
+pub const HIDDEN: usize = 128;
+
+/// The input index of `piece` on `square` seen from `perspective`.
+pub fn feature(perspective: Color, piece: Piece, square: Square) -> usize {
+    let own = usize::from(piece.color != perspective);
+    let square = if perspective == Color::White { square as usize } else { square as usize ^ 56 };
+    own * 384 + (piece.role as usize - 1) * 64 + square
+}
+
+/// 64-byte aligned storage, so that SIMD loads of whole rows are aligned.
+#[repr(C, align(64))]
+#[derive(Clone)]
+pub struct Aligned<T>(pub T);
+
+/// A network in the layout this build evaluates.
+#[derive(Clone)]
+pub struct Network {
+    /// Row `f` is feature `f`'s contribution to an accumulator.
+    pub feature_weights: Box<Aligned<[[i16; HIDDEN]; INPUTS]>>,
+    pub feature_bias: Aligned<[i16; HIDDEN]>,
+    /// The side to move's accumulator's weights, then the other side's.
+    pub output_weights: Aligned<[[i16; HIDDEN]; 2]>,
+    pub output_bias: i32,
+    /// Centipawns per unit of the float network's output.
+    pub scale: i32,
+    /// The FNV-free short name of the file, for `info string` and `eval`.
+    pub name: String,
+}
+
+/// The net compiled into the binary.
+static EMBEDDED: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/embedded.nnue"));
+
+/// The embedded network, parsed once.
+static EMBEDDED_NET: Lazy<Arc<Network>> =
+    Lazy::new(|| Arc::new(Network::from_bytes(EMBEDDED, "embedded").expect("the embedded network is valid")));
+
+/// The network compiled into the binary (`EvalFile` can load another).
+pub fn embedded() -> Arc<Network> {
+    Arc::clone(&EMBEDDED_NET)
+}
+
+impl Network {
+    /// Reads a network file; it must have this build's hidden size.
+    pub fn from_bytes(bytes: &[u8], name: &str) -> Result<Network, String> {
+        let file = QuantisedNet::from_bytes(bytes)?;
+        if file.hidden != HIDDEN {
+            return Err(format!("hidden size {}, this build evaluates {HIDDEN}", file.hidden));
+        }
+        let mut feature_weights = Box::new(Aligned([[0i16; HIDDEN]; INPUTS]));
+        for (row, chunk) in feature_weights.0.iter_mut().zip(file.feature_weights.chunks_exact(HIDDEN)) {
+            row.copy_from_slice(chunk);
+        }
+        let mut feature_bias = Aligned([0i16; HIDDEN]);
+        feature_bias.0.copy_from_slice(&file.feature_bias);
+        let mut output_weights = Aligned([[0i16; HIDDEN]; 2]);
+        output_weights.0[0].copy_from_slice(&file.output_weights[..HIDDEN]);
+        output_weights.0[1].copy_from_slice(&file.output_weights[HIDDEN..]);
+        // The SIMD output layer multiplies clamped activations (at most QA)
+        // by a weight in 16 bits: the product must fit.
+        if file.output_weights.iter().any(|&w| i32::from(w).abs() * QA > i32::from(i16::MAX)) {
+            return Err("an output weight is too large for the output layer (|w| > 128/QB)".into());
+        }
+        Ok(Network {
+            feature_weights,
+            feature_bias,
+            output_weights,
+            output_bias: file.output_bias,
+            scale: file.scale as i32,
+            name: name.to_string(),
+        })
+    }
+
+    /// Reads a network file from disk.
+    pub fn load(path: &str) -> Result<Network, String> {
+        let bytes = std::fs::read(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+        let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+        Network::from_bytes(&bytes, name)
+    }
+
+    /// A fresh accumulator for `board` from `perspective`.
+    pub fn refresh(&self, board: &Board, perspective: Color, out: &mut [i16; HIDDEN]) {
+        *out = self.feature_bias.0;
+        for square in board.occupied() {
+            let piece = board.piece_at(square).expect("an occupied square");
+            simd::add(out, &self.feature_weights.0[feature(perspective, piece, square)]);
+        }
+    }
+
+    /// The evaluation in centipawns for the side to move, from the two
+    /// accumulators (the side to move's first).
+    pub fn output(&self, us: &[i16; HIDDEN], them: &[i16; HIDDEN]) -> i32 {
+        let sum = simd::screlu_dot(us, &self.output_weights.0[0])
+            + simd::screlu_dot(them, &self.output_weights.0[1]);
+        // `sum` is in units of QA^2 QB; one QA goes, the bias joins, then
+        // to centipawns.
+        let out = sum / QA + self.output_bias;
+        (i64::from(out) * i64::from(self.scale) / i64::from(QA * QB)) as i32
+    }
+
+    /// The evaluation of `board` with `turn` to move, from scratch.
+    pub fn evaluate_board(&self, board: &Board, turn: Color) -> i32 {
+        let (mut white, mut black) = ([0i16; HIDDEN], [0i16; HIDDEN]);
+        self.refresh(board, Color::White, &mut white);
+        self.refresh(board, Color::Black, &mut black);
+        match turn {
+            Color::White => self.output(&white, &black),
+            Color::Black => self.output(&black, &white),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
+
+    fn position(fen: &str) -> Chess {
+        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap()
+    }
+
+    #[test]
+    fn features_are_distinct_and_mirror_between_perspectives() {
+        let mut seen = vec![false; INPUTS];
+        for color in Color::ALL {
+            for role in shakmaty::Role::ALL {
+                for square in Square::ALL {
+                    let piece = Piece { color, role };
+                    let f = feature(Color::White, piece, square);
+                    assert!(!seen[f]);
+                    seen[f] = true;
+                    let flipped = Piece { color: !color, role };
+                    assert_eq!(f, feature(Color::Black, flipped, square.flip_vertical()));
+                }
+            }
+        }
+        assert!(seen.iter().all(|&s| s));
+    }
+
+    #[test]
+    fn a_colour_flipped_position_gets_the_same_evaluation() {
+        let net = embedded();
+        for fen in [
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            "4k3/5pp1/4b3/8/8/4B3/5PPP/6K1 b - - 0 1",
+            "1r2k1r1/pbppnp1p/1b3P2/8/Q7/B1PB1q2/P4PPP/3RK1R1 w GDgb - 0 1",
+        ] {
+            let pos = position(fen);
+            let mut mirrored = pos.board().clone();
+            mirrored.mirror();
+            assert_ne!(&mirrored, pos.board());
+            assert_eq!(
+                net.evaluate_board(pos.board(), pos.turn()),
+                net.evaluate_board(&mirrored, !pos.turn()),
+                "{fen}"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_files_are_refused() {
+        assert!(Network::from_bytes(b"BKRKNNUE", "short").is_err());
+        assert!(Network::from_bytes(&EMBEDDED[..EMBEDDED.len() - 3], "truncated").is_err());
+        assert!(Network::load("/nonexistent/net.nnue").is_err());
+        assert!(Network::from_bytes(EMBEDDED, "embedded").is_ok());
+    }
+}

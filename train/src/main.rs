@@ -1,0 +1,151 @@
+//! `backrank-train`: trains Backrank's NNUE on self-play positions.
+//!
+//! ```text
+//! backrank-train data A.txt,B.txt out nets/v1.nnue [hidden 128] [epochs 20] [lambda 0.1]
+//!     [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR]
+//!     [valblock 2000] [valevery 20] [resume 0|1] [stop N]
+//! backrank-train compare data A.txt,B.txt out nets/v1.nnue [samples 20000] [limit N] [cache DIR]
+//! ```
+//!
+//! Training writes the net to `out` and the checkpoint to `<out>.ckpt` after
+//! every epoch; `resume 1` continues from the checkpoint, `stop N` ends after
+//! N epochs of this call. `compare` evaluates validation positions with the
+//! checkpoint's float model and with the quantised net as the engine loads
+//! it, and prints how far apart they are. Text files are cached as
+//! `<cache>/cache-<name>.bin` (`cache` defaults to the folder of `out`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use backrank_eval::nnue::{HIDDEN, Network};
+use backrank_train::data::{self, Dataset};
+use backrank_train::train::{self, Checkpoint, RunOptions, Settings};
+use backrank_util::args::KeyValues;
+
+const USAGE: &str = "usage: backrank-train [compare] data A.txt[,B.txt...] out NET [hidden 128] [epochs 20] \
+[lambda 0.1] [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR] \
+[valblock 2000] [valevery 20] [resume 0|1] [stop N] [samples 20000]";
+
+const KEYS: &[&str] = &[
+    "data", "out", "hidden", "epochs", "lambda", "lr", "wd", "batch", "threads", "seed", "limit", "cache",
+    "valblock", "valevery", "resume", "stop", "samples",
+];
+
+/// The records, split, and the settings the arguments describe.
+struct Setup {
+    files: Vec<PathBuf>,
+    out: PathBuf,
+    data: Dataset,
+    train: Vec<u32>,
+    val: Vec<u32>,
+    settings: Settings,
+}
+
+fn setup(args: &KeyValues) -> Result<Setup, String> {
+    let d = Settings::default();
+    let settings = Settings {
+        hidden: args.get("hidden", d.hidden)?,
+        epochs: args.get("epochs", d.epochs)?,
+        lambda: args.get("lambda", d.lambda)?,
+        lr: args.get("lr", d.lr)?,
+        wd: args.get("wd", d.wd)?,
+        batch: args.get("batch", d.batch)?,
+        threads: args.get("threads", d.threads)?,
+        seed: args.get("seed", d.seed)?,
+    };
+    let files: Vec<PathBuf> =
+        args.text("data").ok_or(USAGE)?.split(',').filter(|f| !f.is_empty()).map(PathBuf::from).collect();
+    let out = PathBuf::from(args.text("out").ok_or(USAGE)?);
+    let cache = match args.text("cache") {
+        Some(dir) => PathBuf::from(dir),
+        None => out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf(),
+    };
+    let limit = args.text("limit").map(|_| args.get("limit", 0usize)).transpose()?;
+    let data = data::load(&files, &cache, limit, settings.threads, &mut std::io::stdout())?;
+    let (train, val) = data::split(&data, args.get("valblock", 2000)?, args.get("valevery", 20)?);
+    println!(
+        "{} records: {} train, {} validation, {} filtered (bad, in check or |score| >= {})",
+        data.len(),
+        train.len(),
+        val.len(),
+        data.len() - train.len() - val.len(),
+        data::SCORE_LIMIT
+    );
+    Ok(Setup { files, out, data, train, val, settings })
+}
+
+fn compare(setup: &Setup, samples: usize, model: &backrank_train::model::Model) -> Result<(), String> {
+    if model.hidden != HIDDEN {
+        println!("compare: hidden {} is not the engine's {HIDDEN}; skipped", model.hidden);
+        return Ok(());
+    }
+    let net = Network::load(&setup.out.to_string_lossy())?;
+    let step = setup.val.len().div_ceil(samples.max(1)).max(1);
+    let picked: Vec<u32> = setup.val.iter().step_by(step).copied().collect();
+    let c = train::compare(model, &net, &setup.data, &picked);
+    println!(
+        "compare: {} validation positions, quantised - float: mean |diff| {:.2} cp, max {:.2} cp (mean |eval| {:.1} cp)",
+        c.count, c.mean_abs, c.max_abs, c.mean_abs_eval
+    );
+    Ok(())
+}
+
+fn main_result() -> Result<(), String> {
+    let mut raw: Vec<String> = std::env::args().skip(1).collect();
+    let comparing = raw.first().is_some_and(|a| a == "compare");
+    if comparing {
+        raw.remove(0);
+    }
+    let args = KeyValues::parse(&raw, KEYS, USAGE)?;
+    let setup = setup(&args)?;
+    let samples = args.get("samples", 20_000usize)?;
+    if comparing {
+        let path = train::checkpoint_path(&setup.out);
+        let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        return compare(&setup, samples, &Checkpoint::from_bytes(&bytes)?.model);
+    }
+    let options = RunOptions {
+        resume: args.get("resume", 0u8)? != 0,
+        stop_after: args.text("stop").map(|_| args.get("stop", 0usize)).transpose()?,
+    };
+    let s = &setup.settings;
+    println!(
+        "training hidden {} epochs {} lambda {} lr {} wd {} batch {} threads {} seed {}",
+        s.hidden, s.epochs, s.lambda, s.lr, s.wd, s.batch, s.threads, s.seed
+    );
+    let outcome =
+        train::run(s, &setup.data, &setup.train, &setup.val, &setup.out, options, &mut std::io::stdout())?;
+    compare(&setup, samples.min(5000), &outcome.model)?;
+    let names: Vec<String> = setup.files.iter().map(|f| f.display().to_string()).collect();
+    println!(
+        "record: net {} data {} train {} val {} epochs {}/{} lambda {} lr {} wd {} batch {} hidden {} seed {} \
+         train_loss {:.6} val_loss {:.6} pos/s {:.0}",
+        setup.out.display(),
+        names.join(","),
+        setup.train.len(),
+        setup.val.len(),
+        outcome.epochs_done,
+        s.epochs,
+        s.lambda,
+        s.lr,
+        s.wd,
+        s.batch,
+        s.hidden,
+        s.seed,
+        outcome.train_loss,
+        outcome.val_loss,
+        outcome.positions_per_second
+    );
+    std::io::stdout().flush().map_err(|e| e.to_string())
+}
+
+fn main() -> ExitCode {
+    match main_result() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,386 @@
+//! The float network that the engine's quantised one mirrors, its loss and
+//! gradient, and its quantisation.
+//!
+//! For each perspective `c` (side to move, other side):
+//! `acc_c = bias + sum of the rows of c's active features`,
+//! `a_c = clamp(acc_c, 0, 1)^2` (SCReLU), and
+//! `out = dot(a_stm, w[..H]) + dot(a_other, w[H..]) + b`; the evaluation is
+//! `out x 400` centipawns, the prediction `sigmoid(out)`, the loss
+//! `(prediction - target)^2` averaged over a batch.
+//!
+//! All weights live in one flat vector ([`Model::params`]) so that one
+//! optimiser covers them: the `768 x H` feature weights (feature-major, each
+//! feature's `H` weights together, as in the file), the `H` accumulator
+//! biases, the `2H` output weights (side to move's first) and the output bias.
+//! The inner loops run over contiguous rows of `H` floats in blocks of
+//! [`LANES`], which the compiler turns into AVX2 code.
+
+use backrank_eval::nnue::format::{INPUTS, QA, QB, QuantisedNet};
+use backrank_util::{rng::SplitMix, sigmoid};
+
+use crate::data::{Dataset, SCORE_SCALE};
+
+/// The largest magnitude a feature weight or bias may take, so that it
+/// quantises comfortably in i16 (`1.98 x QA`).
+pub const CLIP: f32 = 1.98;
+/// The largest magnitude an output weight may take: the engine's output
+/// layer needs `|w x QB| x QA` to fit 16 bits (`Network::from_bytes` checks).
+pub const OUTPUT_CLIP: f32 = 127.0 / QB as f32;
+/// The loops' block width; the hidden size must be a multiple of it.
+pub const LANES: usize = 8;
+
+/// Black's input index of the piece whose White index is `white`: own and
+/// other colours swap, and the square flips vertically.
+#[inline]
+pub fn mirror(white: usize) -> usize {
+    ((white + 384) % INPUTS) ^ 56
+}
+
+/// The float network's weights.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// Accumulator width `H` of each perspective.
+    pub hidden: usize,
+    /// Feature weights, accumulator biases, output weights, output bias.
+    pub params: Vec<f32>,
+}
+
+/// A uniform number in `[-1, 1)`.
+fn uniform(rng: &mut SplitMix) -> f32 {
+    (rng.next_u64() >> 40) as f32 / (1u64 << 23) as f32 - 1.0
+}
+
+impl Model {
+    /// The number of weights of a network with hidden size `hidden`.
+    pub fn param_count(hidden: usize) -> usize {
+        INPUTS * hidden + 3 * hidden + 1
+    }
+
+    /// All weights zero.
+    pub fn zeros(hidden: usize) -> Model {
+        assert!(hidden > 0 && hidden.is_multiple_of(LANES), "the hidden size must be a multiple of {LANES}");
+        Model { hidden, params: vec![0.0; Model::param_count(hidden)] }
+    }
+
+    /// The initial network for `seed`: feature weights uniform in
+    /// `±1/sqrt(32)` (an accumulator of ~30 pieces then starts with a spread
+    /// of about 0.5, half its units active), output weights uniform in
+    /// `±1/sqrt(2H)`, biases zero.
+    pub fn random(hidden: usize, seed: u64) -> Model {
+        let mut model = Model::zeros(hidden);
+        let mut rng = SplitMix(seed ^ 0x6e6e_7565_696e_6974);
+        let (feature, output) = (1.0 / 32f32.sqrt(), 1.0 / ((2 * hidden) as f32).sqrt());
+        let (fw, rest) = model.params.split_at_mut(INPUTS * hidden);
+        fw.iter_mut().for_each(|w| *w = feature * uniform(&mut rng));
+        rest[hidden..3 * hidden].iter_mut().for_each(|w| *w = output * uniform(&mut rng));
+        model
+    }
+
+    /// Where the accumulator biases start in [`Model::params`].
+    pub fn bias_at(&self) -> usize {
+        INPUTS * self.hidden
+    }
+
+    /// Where the output weights start in [`Model::params`].
+    pub fn output_at(&self) -> usize {
+        INPUTS * self.hidden + self.hidden
+    }
+
+    /// Where the output bias is in [`Model::params`].
+    /// Keeps the output weights within [`OUTPUT_CLIP`].
+    pub fn clip_output(&mut self) {
+        let at = self.output_at();
+        for w in &mut self.params[at..at + 2 * self.hidden] {
+            *w = w.clamp(-OUTPUT_CLIP, OUTPUT_CLIP);
+        }
+    }
+
+    pub fn output_bias_at(&self) -> usize {
+        INPUTS * self.hidden + 3 * self.hidden
+    }
+
+    /// The raw output for a position given by its White-perspective
+    /// features and the side to move (the evaluation is this x 400 cp).
+    pub fn output(&self, features: &[u16], white_to_move: bool, scratch: &mut Scratch) -> f32 {
+        scratch.acc.forward(self, features, white_to_move)
+    }
+
+    /// The quantised network: feature weights and biases x QA, output
+    /// weights x QB, output bias x QA x QB, each rounded to nearest.
+    pub fn quantise(&self) -> QuantisedNet {
+        let round = |w: f32, scale: i32| (f64::from(w) * f64::from(scale)).round();
+        let (h, bias, output) = (self.hidden, self.bias_at(), self.output_at());
+        QuantisedNet {
+            hidden: h,
+            scale: SCORE_SCALE as u32,
+            feature_weights: self.params[..bias].iter().map(|&w| round(w, QA) as i16).collect(),
+            feature_bias: self.params[bias..output].iter().map(|&w| round(w, QA) as i16).collect(),
+            output_weights: self.params[output..output + 2 * h]
+                .iter()
+                .map(|&w| round(w, QB) as i16)
+                .collect(),
+            output_bias: round(self.params[self.output_bias_at()], QA * QB) as i32,
+        }
+    }
+}
+
+/// One worker's buffers, reused from position to position.
+#[derive(Debug, Clone)]
+pub struct Scratch {
+    acc: Accumulators,
+    stage: Stage,
+}
+
+/// The two perspectives' accumulators (then their gradients).
+#[derive(Debug, Clone)]
+struct Accumulators {
+    white: Vec<f32>,
+    black: Vec<f32>,
+}
+
+/// Records per staging round.
+const STAGE: usize = 256;
+
+/// A few hundred records copied out of the dataset before they are used:
+/// the copy's loads are independent, so their cache misses overlap instead
+/// of stalling the row loops one record at a time.
+#[derive(Debug, Clone, Default)]
+struct Stage {
+    features: Vec<u16>,
+    ends: Vec<usize>,
+    targets: Vec<f64>,
+    white_to_move: Vec<bool>,
+}
+
+impl Stage {
+    fn fill(&mut self, data: &Dataset, indices: &[u32], lambda: f64) {
+        self.features.clear();
+        self.ends.clear();
+        self.targets.clear();
+        self.white_to_move.clear();
+        for &i in indices {
+            let i = i as usize;
+            self.features.extend_from_slice(data.features_of(i));
+            self.ends.push(self.features.len());
+            self.targets.push(data.target(i, lambda));
+            self.white_to_move.push(data.white_to_move(i));
+        }
+    }
+
+    /// Staged record `k`'s features.
+    fn features(&self, k: usize) -> &[u16] {
+        &self.features[if k == 0 { 0 } else { self.ends[k - 1] }..self.ends[k]]
+    }
+}
+
+/// `acc += row`.
+#[inline]
+fn add(acc: &mut [f32], row: &[f32]) {
+    let (acc, row) = (acc.as_chunks_mut::<LANES>().0, row.as_chunks::<LANES>().0);
+    for (a, r) in acc.iter_mut().zip(row) {
+        for k in 0..LANES {
+            a[k] += r[k];
+        }
+    }
+}
+
+/// `sum of clamp(acc, 0, 1)^2 x w`, in [`LANES`] partial sums.
+#[inline]
+fn screlu_dot(acc: &[f32], w: &[f32]) -> f32 {
+    let mut sums = [0f32; LANES];
+    for (a, w) in acc.as_chunks::<LANES>().0.iter().zip(w.as_chunks::<LANES>().0) {
+        for k in 0..LANES {
+            let x = a[k].clamp(0.0, 1.0);
+            sums[k] += x * x * w[k];
+        }
+    }
+    sums.iter().sum()
+}
+
+/// The output layer's gradient for one perspective: `grad_w += g x a`, and
+/// `acc` becomes the gradient with respect to the accumulator,
+/// `g x w x 2 acc` inside `(0, 1)`, zero outside.
+#[inline]
+fn backward_output(acc: &mut [f32], w: &[f32], grad_w: &mut [f32], g: f32) {
+    let (acc, w, grad_w) =
+        (acc.as_chunks_mut::<LANES>().0, w.as_chunks::<LANES>().0, grad_w.as_chunks_mut::<LANES>().0);
+    for ((a, w), gw) in acc.iter_mut().zip(w).zip(grad_w.iter_mut()) {
+        for k in 0..LANES {
+            // Below 0, x is 0 and so is the slope; at 1 and above the
+            // clamp is flat.
+            let x = a[k].clamp(0.0, 1.0);
+            gw[k] += g * x * x;
+            let inside = if a[k] < 1.0 { x } else { 0.0 };
+            a[k] = 2.0 * g * w[k] * inside;
+        }
+    }
+}
+
+impl Scratch {
+    /// Accumulators for hidden size `hidden`.
+    pub fn new(hidden: usize) -> Scratch {
+        Scratch {
+            acc: Accumulators { white: vec![0.0; hidden], black: vec![0.0; hidden] },
+            stage: Stage::default(),
+        }
+    }
+}
+
+impl Accumulators {
+    /// Fills both accumulators and returns the output.
+    fn forward(&mut self, model: &Model, features: &[u16], white_to_move: bool) -> f32 {
+        let h = model.hidden;
+        let params = &model.params;
+        let bias = &params[model.bias_at()..model.output_at()];
+        gather(&mut self.white, bias, params, h, features, false);
+        gather(&mut self.black, bias, params, h, features, true);
+        let w = &params[model.output_at()..model.output_bias_at()];
+        let (us, them) = if white_to_move { (&self.white, &self.black) } else { (&self.black, &self.white) };
+        screlu_dot(us, &w[..h]) + screlu_dot(them, &w[h..]) + params[model.output_bias_at()]
+    }
+}
+
+/// The widest block the row loops keep in registers (8 AVX2 registers).
+const TILE: usize = 64;
+
+/// The feature's row index: White's, or Black's when `mirrored`.
+#[inline(always)]
+fn row_of(f: u16, mirrored: bool) -> usize {
+    if mirrored { mirror(usize::from(f)) } else { usize::from(f) }
+}
+
+/// `out[t..t + T] = bias[t..t + T] + the same block of each feature's row`,
+/// the block summed in registers.
+#[inline(always)]
+fn gather_block<const T: usize>(
+    out: &mut [f32],
+    bias: &[f32],
+    table: &[f32],
+    h: usize,
+    t: usize,
+    features: &[u16],
+    mirrored: bool,
+) {
+    let mut sum: [f32; T] = bias[t..t + T].try_into().expect("a whole block");
+    for &f in features {
+        let at = row_of(f, mirrored) * h + t;
+        let row: &[f32; T] = table[at..at + T].try_into().expect("a whole block");
+        for k in 0..T {
+            sum[k] += row[k];
+        }
+    }
+    out[t..t + T].copy_from_slice(&sum);
+}
+
+/// `out = bias + sum of the rows of table` (rows of `h`) of the features,
+/// White's or, `mirrored`, Black's.
+fn gather(out: &mut [f32], bias: &[f32], table: &[f32], h: usize, features: &[u16], mirrored: bool) {
+    let mut t = 0;
+    while t + TILE <= h {
+        gather_block::<TILE>(out, bias, table, h, t, features, mirrored);
+        t += TILE;
+    }
+    while t < h {
+        gather_block::<LANES>(out, bias, table, h, t, features, mirrored);
+        t += LANES;
+    }
+}
+
+/// Adds block `t..t + T` of `d` to the same block of each feature's row.
+#[inline(always)]
+fn scatter_block<const T: usize>(
+    table: &mut [f32],
+    d: &[f32],
+    h: usize,
+    t: usize,
+    features: &[u16],
+    mirrored: bool,
+) {
+    let d: [f32; T] = d[t..t + T].try_into().expect("a whole block");
+    for &f in features {
+        let at = row_of(f, mirrored) * h + t;
+        let row: &mut [f32; T] = (&mut table[at..at + T]).try_into().expect("a whole block");
+        for k in 0..T {
+            row[k] += d[k];
+        }
+    }
+}
+
+/// Adds `d` to the row (of `h`) of each feature in `table`, White's or,
+/// `mirrored`, Black's.
+fn scatter(table: &mut [f32], d: &[f32], h: usize, features: &[u16], mirrored: bool) {
+    let mut t = 0;
+    while t + TILE <= h {
+        scatter_block::<TILE>(table, d, h, t, features, mirrored);
+        t += TILE;
+    }
+    while t < h {
+        scatter_block::<LANES>(table, d, h, t, features, mirrored);
+        t += LANES;
+    }
+}
+
+/// The prediction, the loss and its derivative with respect to `out`.
+#[inline]
+fn loss_and_slope(out: f32, target: f64) -> (f64, f64) {
+    let p = sigmoid(f64::from(out));
+    ((p - target) * (p - target), 2.0 * (p - target) * p * (1.0 - p))
+}
+
+/// Adds `weight x` the gradient of the loss of each record in `indices` to
+/// `grad` (laid out as [`Model::params`]) and returns the sum of their
+/// losses. Only the rows of active features are touched in the feature
+/// weights' gradient.
+pub fn accumulate_gradient(
+    model: &Model,
+    data: &Dataset,
+    indices: &[u32],
+    lambda: f64,
+    weight: f32,
+    grad: &mut [f32],
+    scratch: &mut Scratch,
+) -> f64 {
+    let h = model.hidden;
+    let (grad_features, rest) = grad.split_at_mut(model.bias_at());
+    let (grad_bias, rest) = rest.split_at_mut(h);
+    let (grad_output, grad_output_bias) = rest.split_at_mut(2 * h);
+    let (grad_us_w, grad_them_w) = grad_output.split_at_mut(h);
+    let w = &model.params[model.output_at()..model.output_bias_at()];
+    let mut total = 0.0;
+    for chunk in indices.chunks(STAGE) {
+        let Scratch { acc, stage } = scratch;
+        stage.fill(data, chunk, lambda);
+        for k in 0..chunk.len() {
+            let (features, white_to_move) = (stage.features(k), stage.white_to_move[k]);
+            let out = acc.forward(model, features, white_to_move);
+            let (loss, slope) = loss_and_slope(out, stage.targets[k]);
+            total += loss;
+            let g = slope as f32 * weight;
+            grad_output_bias[0] += g;
+            let Accumulators { white, black } = acc;
+            let (us, them) =
+                if white_to_move { (&mut *white, &mut *black) } else { (&mut *black, &mut *white) };
+            backward_output(us, &w[..h], grad_us_w, g);
+            backward_output(them, &w[h..], grad_them_w, g);
+            add(grad_bias, white);
+            add(grad_bias, black);
+            scatter(grad_features, white, h, features, false);
+            scatter(grad_features, black, h, features, true);
+        }
+    }
+    total
+}
+
+/// The sum of the losses of the records in `indices`.
+pub fn loss_sum(model: &Model, data: &Dataset, indices: &[u32], lambda: f64, scratch: &mut Scratch) -> f64 {
+    let mut total = 0.0;
+    for chunk in indices.chunks(STAGE) {
+        let Scratch { acc, stage } = scratch;
+        stage.fill(data, chunk, lambda);
+        for k in 0..chunk.len() {
+            let out = acc.forward(model, stage.features(k), stage.white_to_move[k]);
+            total += loss_and_slope(out, stage.targets[k]).0;
+        }
+    }
+    total
+}
