@@ -137,6 +137,18 @@ fn ponderhit_starts_the_clock() {
     assert_legal(&engine, &pos, &best, false);
 }
 
+#[test]
+fn movetime_is_used_whole() {
+    let _cpu = exclusive_cpu();
+    let mut engine = Engine::ready();
+    engine.send("position fen bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
+    let started = Instant::now();
+    engine.go("go movetime 1000");
+    let took = started.elapsed();
+    // Move Overhead (10 ms) is kept back; the rest is the search's.
+    assert!(took >= Duration::from_millis(900) && took <= Duration::from_millis(1300), "{took:?}");
+}
+
 // ---------------------------------------------------------------------------
 // 6. No legal move
 // ---------------------------------------------------------------------------

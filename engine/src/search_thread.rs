@@ -5,12 +5,9 @@
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use backrank_search::Search;
+use backrank_search::{Search, THREAD_STACK_BYTES};
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use parking_lot::Mutex;
-
-/// Stack of the thread that runs the main search worker.
-const SEARCH_STACK_BYTES: usize = 16 << 20;
 
 /// One search to run, from `go` to `bestmove`.
 pub type Job = Box<dyn FnOnce(&mut Search) + Send>;
@@ -31,7 +28,7 @@ impl SearchThread {
     pub fn start(search: Arc<Mutex<Search>>) -> std::io::Result<SearchThread> {
         let (jobs, inbox) = unbounded::<Job>();
         let (outbox, finished) = bounded(1);
-        let thread = std::thread::Builder::new().name("search".into()).stack_size(SEARCH_STACK_BYTES).spawn(
+        let thread = std::thread::Builder::new().name("search".into()).stack_size(THREAD_STACK_BYTES).spawn(
             move || {
                 while let Ok(job) = inbox.recv() {
                     job(&mut search.lock());

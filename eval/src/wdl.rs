@@ -10,6 +10,7 @@
 //!
 //! and the draw takes the rest.
 
+use backrank_util::sigmoid;
 use shakmaty::{Chess, Position, Role};
 
 /// The model's parameters `[a0, a1, b0, b1]`.
@@ -22,10 +23,6 @@ pub fn material(pos: &Chess) -> u32 {
         .into_iter()
         .map(|(role, value)| board.by_role(role).count() as u32 * value)
         .sum()
-}
-
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
 }
 
 /// Win, draw and loss chances (adding up to 1) of `score` with `material` on the board.

@@ -36,7 +36,7 @@ pub struct Line {
     pub previous: [Option<usize>; 2],
 }
 
-/// The history bonus for a cut at `depth`.
+/// The history bonus (and, negated, the malus) for a cut at `depth`.
 pub fn bonus(depth: i32) -> i32 {
     (depth * depth + 2 * depth).min(HISTORY_BONUS_MAX.get())
 }

@@ -70,9 +70,13 @@ impl TimeManager {
             return TimeManager { soft: None, hard: None };
         }
         let overhead = limits.move_overhead_ms as i64;
+        // A fixed time per move: the GUI gave it, so use it. No soft
+        // target (whose "no new iteration past 60%" rule is for clocks,
+        // where time saved now is time to spend later); the hard limit ends
+        // the search, the last completed iteration answers.
         if let Some(movetime) = limits.movetime_ms {
             let budget = ms((movetime - overhead).max(1));
-            return TimeManager { soft: Some(budget), hard: Some(budget) };
+            return TimeManager { soft: None, hard: Some(budget) };
         }
         let Some(clock) = limits.clock else {
             return TimeManager { soft: None, hard: None };
@@ -167,6 +171,10 @@ mod tests {
         assert_eq!(tm.hard, Some(Duration::from_millis(1)));
         let tm = TimeManager::new(&Limits { movetime_ms: Some(0), ..Limits::default() });
         assert_eq!(tm.hard, Some(Duration::from_millis(1)));
+        // A fixed time per move is used whole: no soft target.
+        let tm =
+            TimeManager::new(&Limits { movetime_ms: Some(3000), move_overhead_ms: 10, ..Limits::default() });
+        assert_eq!((tm.soft, tm.hard), (None, Some(Duration::from_millis(2990))));
     }
 
     #[test]

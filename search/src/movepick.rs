@@ -12,7 +12,7 @@
 //!    butterfly plus continuation history;
 //! 4. losing captures and under-promotions.
 
-use crate::params::CAPTURE_HISTORY_DIVISOR;
+use crate::params::{CAPTURE_HISTORY_DIVISOR, CAPTURE_MVV_SCALE};
 use backrank_eval::piece_value;
 use std::mem::MaybeUninit;
 
@@ -39,7 +39,8 @@ fn noisy_score(pos: &Chess, m: Move, histories: &Histories) -> i32 {
     let promotion = m.promotion().map_or(0, |role| piece_value(role) - piece_value(Role::Pawn));
     // Under-promotions are rarely better than the queen: order them last.
     let under = matches!(m.promotion(), Some(role) if role != Role::Queen);
-    let score = 16 * (victim + promotion) + histories.capture(pos.turn(), m) / CAPTURE_HISTORY_DIVISOR.get();
+    let score = CAPTURE_MVV_SCALE.get() * (victim + promotion)
+        + histories.capture(pos.turn(), m) / CAPTURE_HISTORY_DIVISOR.get();
     if under || !see_ge(pos, m, 0) { -GOOD_NOISY + score } else { GOOD_NOISY + score }
 }
 

@@ -6,10 +6,11 @@ use shakmaty::{Chess, Move, MoveList, Position};
 use crate::history::{Line, bonus, piece_to};
 use crate::movepick::{MovePicker, is_noisy};
 use crate::params::{
-    FP_BASE, FP_MARGIN, FP_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH,
-    LMR_MIN_MOVES, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR, NMP_MIN_DEPTH, RAZOR_BASE,
-    RAZOR_MARGIN, RAZOR_MAX_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH, SE_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_MARGIN,
-    SEE_NOISY_MARGIN, SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, TB_DEPTH_BONUS, lmp_limit, lmr_reduction,
+    EXTENSION_MAX_PLY, FP_BASE, FP_MARGIN, FP_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMR_HISTORY_DIVISOR,
+    LMR_MIN_DEPTH, LMR_MIN_MOVES, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR,
+    NMP_EVAL_MAX_REDUCTION, NMP_MIN_DEPTH, RAZOR_BASE, RAZOR_MARGIN, RAZOR_MAX_DEPTH, RFP_MARGIN,
+    RFP_MAX_DEPTH, SE_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_MARGIN, SEE_NOISY_MARGIN, SEE_PRUNE_MAX_DEPTH,
+    SEE_QUIET_MARGIN, TB_DEPTH_BONUS, lmp_limit, lmr_reduction,
 };
 use crate::position::{has_non_pawn_material, is_insufficient_material, key_after, null_move, null_move_key};
 use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_decisive, mated_in};
@@ -163,12 +164,15 @@ impl Worker {
             _ => static_eval,
         };
         // Is our static evaluation better than a move ago (two plies)? Then
-        // cut-offs are likelier and pruning can be bolder (batch 2).
+        // cut-offs are likelier and pruning can be bolder (from 7630fbb).
         let improving = !in_check && self.is_improving(ply, static_eval);
 
-        // Step 1. Reverse futility pruning (bundle, ~+342 elo):
-        // far enough above beta near the leaves, a quiet position will not fall
-        // below it within the remaining depth.
+        // Step 1. Reverse futility pruning: far enough above beta near the
+        // leaves, a quiet position will not fall below it within the
+        // remaining depth. No SPRT of its own: part of the selective-search
+        // bundle of a2aff2f, +341.9 for all six together (RFP, LMP and
+        // futility, SEE in quiescence, aspiration windows, the quiescence
+        // table, LMR's first form).
         if !pv_node
             && !in_check
             && depth <= RFP_MAX_DEPTH.get()
@@ -178,8 +182,10 @@ impl Worker {
             return eval;
         }
 
-        // Step 1b. Razoring (batch 2, +75 elo with it at 4+0.04): far below alpha near the leaves, only a
-        // tactic can save the node; if quiescence finds none, trust it.
+        // Step 2. Razoring: far below alpha near the leaves, only a tactic
+        // can save the node; if quiescence finds none, trust it.
+        // No SPRT of its own: part of 7630fbb's toolkit, +75.2 with the
+        // histories, razoring, IIR and SEE pruning together.
         if !pv_node
             && !in_check
             && depth <= RAZOR_MAX_DEPTH.get()
@@ -191,7 +197,7 @@ impl Worker {
             }
         }
 
-        // Step 2. Null-move pruning (~+143 elo at 4+0.04): if passing
+        // Step 3. Null-move pruning (+143.0, d2e6bf7, 4+0.04): if passing
         // the turn still fails high at a reduced depth, a real move will too.
         // Not in check (illegal), not twice in a row (the search would
         // collapse), not with only pawns left (zugzwang is common there).
@@ -207,9 +213,10 @@ impl Worker {
             return score;
         }
 
-        // Step 2b. Internal iterative reduction (batch 2, +75 elo with it): without a table move this
+        // Step 4. Internal iterative reduction: without a table move this
         // node was never searched (or not usefully); a shallower search
-        // costs less and fills the table for the next iteration.
+        // costs less and fills the table for the next iteration. No SPRT
+        // of its own: part of 7630fbb's toolkit (see step 2).
         if depth >= IIR_MIN_DEPTH.get() && tt_move == 0 {
             depth -= 1;
         }
@@ -240,8 +247,8 @@ impl Worker {
             // Shallow pruning, once a move has saved us from being mated,
             // decided before the move is made (that is the costly part).
             if !root && best_score > -MATE_BOUND {
-                // Step 3. Shallow quiet-move pruning (bundle, ~+342 elo): late
-                // move pruning (late quiet moves of a well-ordered node
+                // Step 5. Shallow quiet-move pruning (see step 1 for its
+                // measurement): late move pruning (late quiet moves of a well-ordered node
                 // rarely matter) and futility pruning (a quiet move cannot
                 // lift a static evaluation this far below alpha). Both hold
                 // for every later quiet move too, so the picker skips them.
@@ -255,9 +262,10 @@ impl Worker {
                         continue;
                     }
                 }
-                // Step 3a. SEE pruning (batch 2, +75 elo with it): near the leaves, a move that loses
+                // Step 6. SEE pruning: near the leaves, a move that loses
                 // material in the exchange on its square (more for
                 // captures, as depth grows) is not worth a search.
+                // No SPRT of its own: part of 7630fbb's toolkit (step 2).
                 if depth <= SEE_PRUNE_MAX_DEPTH.get() {
                     let threshold = if is_noisy(m) {
                         -SEE_NOISY_MARGIN.get() * depth * depth
@@ -275,15 +283,15 @@ impl Worker {
             let child_key = key_after(pos, key, m, &child);
             // Check extension: a move that gives check is searched a ply
             // deeper, so that forcing lines are not cut at the horizon.
-            let mut extension = i32::from(gives_check && ply < 2 * MAX_PLY / 3);
-            // Step 3b. Singular extensions (multi-cut, negative extensions;
-            // +33 elo at 4+0.04):
+            let mut extension = i32::from(gives_check && ply < EXTENSION_MAX_PLY);
+            // Step 7. Singular extensions, with multi-cut and negative
+            // extensions (+33.4, 3471331, 4+0.04):
             // when the table move is much better than every other move
             // (a reduced search without it fails low well below its score),
             // the node hinges on it: search it a ply deeper. When even the
             // others beat beta, the node cuts at once; when only the table
             // move is expected to, it is searched a ply shallower.
-            if !root && excluded.is_none() && is_packed(m, tt_move) && ply < 2 * MAX_PLY / 3 {
+            if !root && excluded.is_none() && is_packed(m, tt_move) && ply < EXTENSION_MAX_PLY {
                 match self.singular(shared, pos, key, depth, ply, beta, tt_hit, m) {
                     Singular::Extend => extension = 1,
                     Singular::MultiCut(score) => return score,
@@ -302,7 +310,7 @@ impl Worker {
             let score = if index == 0 {
                 -self.negamax(shared, &child, child_key, new_depth, ply + 1, -beta, -alpha)
             } else {
-                // Step 4. Late move reductions (~+143 elo alone, 4+0.04):
+                // Step 8. Late move reductions (+143.4 alone, d3beb61, 4+0.04):
                 // well-ordered nodes rarely find their best move late, so
                 // late quiet moves are searched shallower first, and again at
                 // full depth only if they beat alpha.
@@ -380,7 +388,7 @@ impl Worker {
         best_score
     }
 
-    /// The singular-extension test of the table move `m` (see Step 3b).
+    /// The singular-extension test of the table move `m` (see step 7).
     #[allow(clippy::too_many_arguments)]
     fn singular(
         &mut self,
@@ -434,7 +442,7 @@ impl Worker {
         let child_key = null_move_key(pos, key);
         let reduction = NMP_BASE_REDUCTION.get()
             + depth / NMP_DEPTH_DIVISOR.get()
-            + ((static_eval - beta) / NMP_EVAL_DIVISOR.get()).min(3);
+            + ((static_eval - beta) / NMP_EVAL_DIVISOR.get()).min(NMP_EVAL_MAX_REDUCTION.get());
         self.keys.push(child_key);
         self.stack[ply + 1] = PlyState::reached_by(None, true);
         let score =
@@ -487,8 +495,9 @@ impl Worker {
         if is_insufficient_material(pos) {
             return DRAW;
         }
-        // Step 5. The transposition table in quiescence (bundle, ~+342 elo):
-        // any stored result is at least as deep as this search.
+        // Step Q1. The transposition table in quiescence (see step 1 for
+        // its measurement): any stored result is at least as deep as this
+        // search.
         let pv_node = beta - alpha > 1;
         let tt_hit = shared.tt.probe(key, ply);
         if let Some(hit) = tt_hit
@@ -525,8 +534,8 @@ impl Worker {
         let mut picker = MovePicker::new(pos, moves, tt_move, line);
         let mut best_move = None;
         while let Some(m) = picker.next(&self.histories) {
-            // Step 6. Losing captures are not worth resolving (bundle, ~+342 elo):
-            // the stand-pat score is already better.
+            // Step Q2. Losing captures are not worth resolving (see step 1
+            // for its measurement): the stand-pat score is already better.
             if !in_check && !see_ge(pos, m, 0) {
                 continue;
             }

@@ -77,8 +77,13 @@ macro_rules! tunables {
 tunables! {
     /// Cap of the depth-squared history bonus.
     HISTORY_BONUS_MAX = 1600, 400..=4000;
-    /// Move ordering: a capture's history is divided by this.
+    /// Move ordering: a capture's victim (and promotion) value is scaled
+    /// by this, its capture history divided by the next.
+    CAPTURE_MVV_SCALE = 16, 4..=64;
     CAPTURE_HISTORY_DIVISOR = 8, 1..=32;
+    /// Transposition table: an entry of the same position is replaced by a
+    /// search at most this much shallower.
+    TT_REPLACE_DEPTH_MARGIN = 2, 0..=6;
     /// Aspiration windows: first depth and first half-width.
     ASPIRATION_MIN_DEPTH = 5, 2..=8;
     ASPIRATION_DELTA = 25, 8..=80;
@@ -91,6 +96,7 @@ tunables! {
     NMP_BASE_REDUCTION = 3, 1..=6;
     NMP_DEPTH_DIVISOR = 4, 2..=8;
     NMP_EVAL_DIVISOR = 200, 80..=400;
+    NMP_EVAL_MAX_REDUCTION = 3, 1..=6;
     /// Late move reductions: least depth, moves searched before reducing,
     /// and how much history buys back a ply.
     LMR_MIN_DEPTH = 3, 1..=6;
@@ -124,6 +130,10 @@ tunables! {
     /// Tablebase results are exact: they are stored as if searched this much deeper.
     TB_DEPTH_BONUS = 6, 0..=12;
 }
+
+/// Extensions stop two thirds of the way to the deepest ply, so that
+/// extended lines cannot run into it.
+pub const EXTENSION_MAX_PLY: usize = 2 * crate::score::MAX_PLY / 3;
 
 /// Aspiration windows: the half-width past which the window opens fully.
 pub const ASPIRATION_MAX_DELTA: i32 = 800;

@@ -10,8 +10,9 @@ use shakmaty::{Chess, Move};
 
 use crate::worker::{Iteration, Shared, Worker};
 
-/// Stack for search threads: the recursion holds a position and a move list per ply.
-pub(crate) const THREAD_STACK_BYTES: usize = 16 << 20;
+/// Stack for search threads (the helpers here, the main one in the
+/// engine): the recursion holds a position and a move list per ply.
+pub const THREAD_STACK_BYTES: usize = 16 << 20;
 
 /// One search's inputs, as pointers that a helper may follow until it has
 /// sent its result (see [`HelperPool::search`]).

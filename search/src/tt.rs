@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use shakmaty::{Move, Role, Square};
 
+use crate::params::TT_REPLACE_DEPTH_MARGIN;
 use crate::score::{from_tt, to_tt};
 
 /// What an entry's score bounds.
@@ -204,8 +205,10 @@ impl TranspositionTable {
         let same_position = old_key == key && old != 0;
         let old_depth = ((old >> 48) & 0xff) as i32;
         let old_age = (old >> 58) & 63;
-        let replace =
-            !same_position || old_age != self.age() || bound == Bound::Exact || depth + 2 >= old_depth;
+        let replace = !same_position
+            || old_age != self.age()
+            || bound == Bound::Exact
+            || depth + TT_REPLACE_DEPTH_MARGIN.get() >= old_depth;
         if !replace {
             return;
         }

@@ -3,7 +3,7 @@
 //! ```text
 //! backrank-train data A.txt,B.txt out nets/v1.nnue [hidden 128] [epochs 20] [lambda 0.1]
 //!     [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR]
-//!     [valblock 2000] [valevery 20] [resume 0|1] [stop N]
+//!     [valblock 2000] [valevery 20] [resume 0|1] [stop N] [mirror 0|1]
 //! backrank-train compare data A.txt,B.txt out nets/v1.nnue [samples 20000] [limit N] [cache DIR]
 //! ```
 //!
@@ -25,11 +25,11 @@ use backrank_util::args::KeyValues;
 
 const USAGE: &str = "usage: backrank-train [compare] data A.txt[,B.txt...] out NET [hidden 128] [epochs 20] \
 [lambda 0.1] [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR] \
-[valblock 2000] [valevery 20] [resume 0|1] [stop N] [samples 20000]";
+[valblock 2000] [valevery 20] [resume 0|1] [stop N] [samples 20000] [mirror 0|1]";
 
 const KEYS: &[&str] = &[
     "data", "out", "hidden", "epochs", "lambda", "lr", "wd", "batch", "threads", "seed", "limit", "cache",
-    "valblock", "valevery", "resume", "stop", "samples",
+    "valblock", "valevery", "resume", "stop", "samples", "mirror",
 ];
 
 /// The records, split, and the settings the arguments describe.
@@ -53,6 +53,7 @@ fn setup(args: &KeyValues) -> Result<Setup, String> {
         batch: args.get("batch", d.batch)?,
         threads: args.get("threads", d.threads)?,
         seed: args.get("seed", d.seed)?,
+        mirror: args.get::<u8>("mirror", u8::from(d.mirror))? != 0,
     };
     let files: Vec<PathBuf> =
         args.text("data").ok_or(USAGE)?.split(',').filter(|f| !f.is_empty()).map(PathBuf::from).collect();
@@ -111,8 +112,16 @@ fn main_result() -> Result<(), String> {
     };
     let s = &setup.settings;
     println!(
-        "training hidden {} epochs {} lambda {} lr {} wd {} batch {} threads {} seed {}",
-        s.hidden, s.epochs, s.lambda, s.lr, s.wd, s.batch, s.threads, s.seed
+        "training hidden {} epochs {} lambda {} lr {} wd {} batch {} threads {} seed {} mirror {}",
+        s.hidden,
+        s.epochs,
+        s.lambda,
+        s.lr,
+        s.wd,
+        s.batch,
+        s.threads,
+        s.seed,
+        u8::from(s.mirror)
     );
     let outcome =
         train::run(s, &setup.data, &setup.train, &setup.val, &setup.out, options, &mut std::io::stdout())?;
@@ -120,7 +129,7 @@ fn main_result() -> Result<(), String> {
     let names: Vec<String> = setup.files.iter().map(|f| f.display().to_string()).collect();
     println!(
         "record: net {} data {} train {} val {} epochs {}/{} lambda {} lr {} wd {} batch {} hidden {} seed {} \
-         train_loss {:.6} val_loss {:.6} pos/s {:.0}",
+         mirror {} train_loss {:.6} val_loss {:.6} pos/s {:.0}",
         setup.out.display(),
         names.join(","),
         setup.train.len(),
@@ -133,6 +142,7 @@ fn main_result() -> Result<(), String> {
         s.batch,
         s.hidden,
         s.seed,
+        u8::from(s.mirror),
         outcome.train_loss,
         outcome.val_loss,
         outcome.positions_per_second

@@ -26,6 +26,9 @@ pub const CLIP: f32 = 1.98;
 /// The largest magnitude an output weight may take: the engine's output
 /// layer needs `|w x QB| x QA` to fit 16 bits (`Network::from_bytes` checks).
 pub const OUTPUT_CLIP: f32 = 127.0 / QB as f32;
+/// The top bit of a record index in a batch: use the record mirrored left
+/// to right (every square's file flipped, `feature ^ 7`).
+pub const MIRRORED: u32 = 1 << 31;
 /// The loops' block width; the hidden size must be a multiple of it.
 pub const LANES: usize = 8;
 
@@ -159,8 +162,13 @@ impl Stage {
         self.targets.clear();
         self.white_to_move.clear();
         for &i in indices {
-            let i = i as usize;
-            self.features.extend_from_slice(data.features_of(i));
+            let mirrored = i & MIRRORED != 0;
+            let i = (i & !MIRRORED) as usize;
+            if mirrored {
+                self.features.extend(data.features_of(i).iter().map(|&f| f ^ 7));
+            } else {
+                self.features.extend_from_slice(data.features_of(i));
+            }
             self.ends.push(self.features.len());
             self.targets.push(data.target(i, lambda));
             self.white_to_move.push(data.white_to_move(i));

@@ -415,3 +415,67 @@ fn resuming_gives_the_same_net_as_training_straight_through() {
     assert_eq!((again.epochs_done, again.positions_per_second), (2, 0.0));
     assert_eq!(std::fs::read(&split).unwrap(), std::fs::read(&straight).unwrap());
 }
+
+#[test]
+fn game_files_give_the_filtered_positions_from_the_side_to_moves_view() {
+    use backrank_data::{Filter, Game, Outcome, binary};
+    let dir = temp_dir("games");
+    let mut rng = SplitMix(5);
+    let mut games = Vec::new();
+    for fen in STARTS {
+        let start = position(fen);
+        let mut pos = start.clone();
+        let mut moves = Vec::new();
+        for ply in 0..40 {
+            let legal = pos.legal_moves();
+            if legal.is_empty() {
+                break;
+            }
+            let m = legal[rng.below(legal.len() as u64) as usize];
+            moves.push((m, (ply * 13 % 200 - 100) as i16));
+            pos.play_unchecked(m);
+        }
+        games.push(Game { start, moves, outcome: Outcome::WhiteWins });
+    }
+    let path = dir.join("games.bin");
+    let mut bytes = Vec::new();
+    for game in &games {
+        binary::write_game(&mut bytes, game).unwrap();
+    }
+    // A record cut short at the end (a datagen still writing) is left out.
+    bytes.extend_from_slice(&[0xB1, 1]);
+    std::fs::write(&path, &bytes).unwrap();
+    let filter = Filter::default();
+    let mut log = Vec::new();
+    let data = data::load_games(&path, &filter, None, &mut log).unwrap();
+    assert!(String::from_utf8(log).unwrap().contains("cut short"));
+    let kept: Vec<_> = games.iter().flat_map(|g| g.samples()).filter(|s| filter.keeps(s)).collect();
+    assert!(kept.len() > 20);
+    assert_eq!(data.len(), kept.len());
+    for (i, sample) in kept.iter().enumerate() {
+        let black = sample.position.turn() == Color::Black;
+        assert_eq!(data.scores[i], if black { -sample.score } else { sample.score });
+        assert_eq!(data.results[i], if black { 0 } else { 2 });
+        assert_eq!(data.flags[i] & FLAG_BLACK != 0, black);
+    }
+    let limited = data::load_games(&path, &filter, Some(5), &mut Vec::new()).unwrap();
+    assert_eq!(limited.len(), 5);
+}
+
+#[test]
+fn a_mirrored_record_is_the_board_with_its_files_swapped() {
+    for fen in STARTS {
+        let pos = position(fen);
+        let features: Vec<u16> =
+            pos.board().iter().map(|(sq, p)| (feature(Color::White, p, sq) as u16) ^ 7).collect();
+        let mut flipped = pos.board().clone();
+        flipped.flip_horizontal();
+        assert_eq!(data::board_of(&features), flipped, "{fen}");
+    }
+    // Mirroring marks about half of an epoch's records, deterministically.
+    let order = train::shuffled(&(0..1000).collect::<Vec<u32>>(), 3, 0, true);
+    let marked = order.iter().filter(|&&i| i & crate::model::MIRRORED != 0).count();
+    assert!((400..600).contains(&marked), "{marked}");
+    assert_eq!(order, train::shuffled(&(0..1000).collect::<Vec<u32>>(), 3, 0, true));
+    assert!(train::shuffled(&(0..1000).collect::<Vec<u32>>(), 3, 0, false).iter().all(|&i| i < 1000));
+}

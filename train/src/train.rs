@@ -25,7 +25,7 @@ use backrank_util::adam::Adam;
 use backrank_util::rng::SplitMix;
 
 use crate::data::{Dataset, SCORE_SCALE, board_of};
-use crate::model::{CLIP, Model, Scratch, accumulate_gradient, loss_sum};
+use crate::model::{CLIP, MIRRORED, Model, Scratch, accumulate_gradient, loss_sum};
 
 /// The final learning rate as a fraction of the first.
 pub const LR_FLOOR: f64 = 0.05;
@@ -49,6 +49,10 @@ pub struct Settings {
     pub threads: usize,
     /// Seeds the initial weights and every epoch's shuffle.
     pub seed: u64,
+    /// Mirror a random half of each epoch's positions left to right (files
+    /// a-h swapped): the evaluation barely depends on the side the pieces
+    /// stand on, so this doubles what the net sees.
+    pub mirror: bool,
 }
 
 impl Default for Settings {
@@ -62,6 +66,7 @@ impl Default for Settings {
             batch: 16384,
             threads: 2,
             seed: 1,
+            mirror: false,
         }
     }
 }
@@ -73,11 +78,16 @@ pub fn learning_rate(lr: f64, step: usize, total: usize) -> f64 {
 }
 
 /// Epoch `epoch`'s order of the training records.
-pub fn shuffled(train: &[u32], seed: u64, epoch: usize) -> Vec<u32> {
+pub fn shuffled(train: &[u32], seed: u64, epoch: usize, mirror: bool) -> Vec<u32> {
     let mut order = train.to_vec();
     let mut rng = SplitMix(seed ^ (epoch as u64 + 1).wrapping_mul(0xd1b5_4a32_d192_ed03));
     for i in (1..order.len()).rev() {
         order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    if mirror {
+        for i in &mut order {
+            *i |= (rng.next_u64() as u32) & MIRRORED;
+        }
     }
     order
 }
@@ -160,7 +170,9 @@ pub struct Checkpoint {
 }
 
 const CKPT_MAGIC: &[u8; 8] = b"BKRKCKPT";
-const CKPT_VERSION: u64 = 1;
+const CKPT_VERSION: u64 = 2;
+/// Eight-byte fields before the weights: ten words, nine floats, one word.
+const CKPT_FIELDS: usize = 20;
 
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
@@ -191,6 +203,7 @@ impl Checkpoint {
         ] {
             out.extend_from_slice(&x.to_le_bytes());
         }
+        out.extend_from_slice(&u64::from(s.mirror).to_le_bytes());
         self.model.params.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         a.m.iter().chain(&a.v).for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         let hash = fnv1a(&out);
@@ -200,7 +213,7 @@ impl Checkpoint {
 
     /// Reads a checkpoint, checking its magic, version, length and hash.
     pub fn from_bytes(bytes: &[u8]) -> Result<Checkpoint, String> {
-        if bytes.len() < 8 + 19 * 8 || &bytes[..8] != CKPT_MAGIC {
+        if bytes.len() < 8 + CKPT_FIELDS * 8 || &bytes[..8] != CKPT_MAGIC {
             return Err("not a Backrank training checkpoint".into());
         }
         let body = bytes.len() - 8;
@@ -214,7 +227,7 @@ impl Checkpoint {
             return Err(format!("checkpoint version {}, this build reads {CKPT_VERSION}", word(0)));
         }
         let (hidden, len) = (word(1) as usize, word(9) as usize);
-        if hidden == 0 || len != Model::param_count(hidden) || body != 8 + 19 * 8 + len * 20 {
+        if hidden == 0 || len != Model::param_count(hidden) || body != 8 + CKPT_FIELDS * 8 + len * 20 {
             return Err("checkpoint has the wrong length for its hidden size".into());
         }
         let settings = Settings {
@@ -223,11 +236,12 @@ impl Checkpoint {
             batch: word(3) as usize,
             threads: word(4) as usize,
             seed: word(5),
+            mirror: word(19) != 0,
             lambda: float(10),
             lr: float(11),
             wd: float(12),
         };
-        let at = 8 + 19 * 8;
+        let at = 8 + CKPT_FIELDS * 8;
         let params = bytes[at..at + 4 * len]
             .chunks_exact(4)
             .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
@@ -303,7 +317,8 @@ fn mismatch(ckpt: &Checkpoint, settings: &Settings, data_id: u64) -> Option<Stri
         && a.lr == b.lr
         && a.wd == b.wd
         && a.batch == b.batch
-        && a.seed == b.seed;
+        && a.seed == b.seed
+        && a.mirror == b.mirror;
     if !same {
         return Some(format!("the checkpoint's settings differ: {a:?}"));
     }
@@ -363,7 +378,7 @@ pub fn run(
     let last = options.stop_after.map_or(s.epochs, |n| (ckpt.epoch + n).min(s.epochs));
     while ckpt.epoch < last {
         let epoch_start = Instant::now();
-        let order = shuffled(train, s.seed, ckpt.epoch);
+        let order = shuffled(train, s.seed, ckpt.epoch, s.mirror);
         let mut loss = 0.0;
         let mut rate = s.lr;
         for (b, batch) in order.chunks(s.batch).enumerate() {

@@ -3,8 +3,7 @@
 //! of its evaluation (see [`backrank_eval::Linear`]), stored sparsely.
 
 use backrank_eval::{Linear, MAX_PHASE, TEMPO, WEIGHT_COUNT};
-use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, Color, Position};
+use shakmaty::{Chess, Color, Position};
 
 /// One position, ready for the model.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -115,12 +114,8 @@ impl Dataset {
 
 /// `<FEN> | <cp> | <result>`, White's view.
 pub fn parse_line(line: &str) -> Option<(Chess, f64, f64)> {
-    let mut fields = line.split('|').map(str::trim);
-    let fen: Fen = fields.next()?.parse().ok()?;
-    let pos: Chess = fen.into_position(CastlingMode::Chess960).ok()?;
-    let score: f64 = fields.next()?.parse().ok()?;
-    let result: f64 = fields.next()?.parse().ok()?;
-    (fields.next().is_none() && (0.0..=1.0).contains(&result)).then_some((pos, score, result))
+    let (pos, score, outcome) = backrank_data::text::parse_line(line)?;
+    Some((pos, f64::from(score), f64::from(outcome.white_score())))
 }
 
 #[cfg(test)]

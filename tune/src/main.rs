@@ -22,6 +22,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use backrank_eval::Tapered;
+use backrank_util::args::KeyValues;
 
 use data::Dataset;
 use model::{Settings, current_weights, fit_k, loss, train};
@@ -40,31 +41,17 @@ struct Options {
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let (data, rest) = args.split_first().ok_or(USAGE)?;
-    let mut options = Options {
+    let keys = ["epochs", "rate", "lambda", "l2", "limit", "out"];
+    let args = KeyValues::parse(rest, &keys, USAGE)?;
+    Ok(Options {
         data: data.clone(),
-        epochs: 1000,
-        rate: 1.0,
-        lambda: 0.5,
-        l2: 1e-8,
-        limit: usize::MAX,
-        out: "eval/src/weights.rs".into(),
-    };
-    if !rest.len().is_multiple_of(2) {
-        return Err(USAGE.into());
-    }
-    for pair in rest.chunks(2) {
-        let bad = || format!("bad value '{}' for {}\n{USAGE}", pair[1], pair[0]);
-        match pair[0].as_str() {
-            "epochs" => options.epochs = pair[1].parse().map_err(|_| bad())?,
-            "rate" => options.rate = pair[1].parse().map_err(|_| bad())?,
-            "lambda" => options.lambda = pair[1].parse().map_err(|_| bad())?,
-            "l2" => options.l2 = pair[1].parse().map_err(|_| bad())?,
-            "limit" => options.limit = pair[1].parse().map_err(|_| bad())?,
-            "out" => options.out = pair[1].clone(),
-            _ => return Err(USAGE.into()),
-        }
-    }
-    Ok(options)
+        epochs: args.get("epochs", 1000)?,
+        rate: args.get("rate", 1.0)?,
+        lambda: args.get("lambda", 0.5)?,
+        l2: args.get("l2", 1e-8)?,
+        limit: args.get("limit", usize::MAX)?,
+        out: args.text("out").unwrap_or("eval/src/weights.rs").to_string(),
+    })
 }
 
 fn main() -> ExitCode {

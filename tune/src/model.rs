@@ -3,6 +3,9 @@
 //! squared error against a target that blends the game result with the
 //! search's score. Gradient descent with Adam, all weights at once.
 
+use backrank_util::adam::Adam;
+use backrank_util::sigmoid;
+
 use crate::data::{Dataset, Sample};
 
 /// Middlegame and endgame value of every weight.
@@ -25,10 +28,6 @@ pub struct Settings {
     /// drifting on a handful of positions).
     pub l2: f64,
     pub threads: usize,
-}
-
-fn sigmoid(x: f64) -> f64 {
-    1.0 / (1.0 + (-x).exp())
 }
 
 /// White's score of `sample` under `weights`.
@@ -123,11 +122,8 @@ pub fn train(
     every: usize,
     mut report: impl FnMut(usize, &Weights),
 ) {
-    const BETA1: f64 = 0.9;
-    const BETA2: f64 = 0.999;
-    const EPSILON: f64 = 1e-12;
-    let mut first = vec![[0.0; 2]; weights.len()];
-    let mut second = vec![[0.0; 2]; weights.len()];
+    let mut adam = Adam::new(2 * weights.len(), 0.0);
+    adam.epsilon = 1e-12;
     let start = weights.clone();
     for epoch in 1..=epochs {
         let mut grad = gradient(set, weights, settings);
@@ -136,18 +132,7 @@ pub fn train(
                 g[part] += 2.0 * settings.l2 * (w[part] - w0[part]);
             }
         }
-        let correction1 = 1.0 - BETA1.powi(epoch as i32);
-        let correction2 = 1.0 - BETA2.powi(epoch as i32);
-        for i in 0..weights.len() {
-            for part in 0..2 {
-                let g = grad[i][part];
-                first[i][part] = BETA1 * first[i][part] + (1.0 - BETA1) * g;
-                second[i][part] = BETA2 * second[i][part] + (1.0 - BETA2) * g * g;
-                let m = first[i][part] / correction1;
-                let v = second[i][part] / correction2;
-                weights[i][part] -= rate * m / (v.sqrt() + EPSILON);
-            }
-        }
+        adam.step(weights.as_flattened_mut(), grad.as_flattened(), rate, f64::INFINITY);
         if epoch % every.max(1) == 0 || epoch == epochs {
             report(epoch, weights);
         }

@@ -4,6 +4,7 @@
 //! Adam), and go into `engine/src/wdl.rs` by hand.
 
 use backrank_eval::wdl::{WdlParams, chances};
+use backrank_util::adam::Adam;
 use shakmaty::Chess;
 
 /// One position: its score, material and result (White's view).
@@ -49,9 +50,9 @@ pub fn cost(params: &Params, points: &[Point]) -> f64 {
 /// Fits the parameters, starting from `start`, by Adam on numerical gradients.
 pub fn fit(points: &[Point], start: Params, steps: usize) -> Params {
     let mut params = start;
-    let (mut first, mut second) = ([0.0; 4], [0.0; 4]);
-    let rate = 1.0;
-    for step in 1..=steps {
+    let mut adam = Adam::new(4, 0.0);
+    adam.epsilon = 1e-12;
+    for _ in 1..=steps {
         let mut grad = [0.0; 4];
         for i in 0..4 {
             let h = 0.01;
@@ -60,13 +61,7 @@ pub fn fit(points: &[Point], start: Params, steps: usize) -> Params {
             down[i] -= h;
             grad[i] = (cost(&up, points) - cost(&down, points)) / (2.0 * h);
         }
-        for i in 0..4 {
-            first[i] = 0.9 * first[i] + 0.1 * grad[i];
-            second[i] = 0.999 * second[i] + 0.001 * grad[i] * grad[i];
-            let m = first[i] / (1.0 - 0.9f64.powi(step as i32));
-            let v = second[i] / (1.0 - 0.999f64.powi(step as i32));
-            params[i] -= rate * m / (v.sqrt() + 1e-12);
-        }
+        adam.step(&mut params, &grad, 1.0, f64::INFINITY);
     }
     params
 }
