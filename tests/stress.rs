@@ -9,8 +9,8 @@ mod common;
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
-use backrank::rng::SplitMix;
 use backrank_uci::notation::{format_move, parse_fen, parse_move};
+use backrank_util::rng::SplitMix;
 use common::*;
 use shakmaty::{Chess, Position};
 

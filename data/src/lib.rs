@@ -134,11 +134,8 @@ impl Filter {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use shakmaty::{CastlingMode, fen::Fen};
 
-    pub(crate) fn position(fen: &str) -> Chess {
-        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap()
-    }
+    pub(crate) use backrank_util::position;
 
     /// A short game from a Chess960 start with a castle, a capture and a check.
     pub(crate) fn sample_game() -> Game {

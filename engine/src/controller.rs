@@ -18,7 +18,6 @@ use shakmaty::{Chess, Position};
 
 use crate::engine::{Engine, Event};
 use crate::options::OPTIONS;
-use crate::perft::divide_report;
 use crate::wdl::wdl;
 use crate::{ENGINE_AUTHOR, ENGINE_NAME};
 
@@ -170,8 +169,7 @@ impl Controller {
     fn go(&mut self, go: GoLimits) {
         let chess960 = self.engine.settings().chess960;
         if let Some(depth) = go.perft {
-            self.engine.wait();
-            divide_report(self.engine.position(), depth, chess960).iter().for_each(|line| send(line));
+            self.engine.perft(depth).iter().for_each(|line| send(line));
             return;
         }
         let wdl_root = self.engine.settings().show_wdl.then(|| self.engine.position().clone());

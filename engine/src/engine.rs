@@ -203,6 +203,18 @@ impl Engine {
         self.game.history()
     }
 
+    /// `go perft`: a `move: count` line per root move of the current
+    /// position, then `Nodes searched: N` (moves written as `UCI_Chess960` says).
+    pub fn perft(&mut self, depth: u32) -> Vec<String> {
+        self.wait();
+        crate::perft::divide_report(self.game.current(), depth, self.settings.chess960)
+    }
+
+    /// `genfens`: `count` distinct random openings for `seed` (see [`crate::genfens`]).
+    pub fn genfens(&self, count: u64, seed: u64, book: Option<&str>) -> Result<Vec<String>, String> {
+        crate::genfens::openings(count, seed, book)
+    }
+
     /// Searches the current position on the caller's thread.
     pub fn think(&mut self, limits: &Limits) -> SearchResult {
         self.wait();

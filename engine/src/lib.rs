@@ -11,7 +11,6 @@ pub mod game;
 pub mod genfens;
 pub mod options;
 pub mod perft;
-pub use backrank_util::rng;
 pub mod search_thread;
 pub mod wdl;
 

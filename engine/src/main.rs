@@ -8,11 +8,10 @@ use std::process::ExitCode;
 
 use backrank::controller::Controller;
 use backrank::engine::Engine;
-use backrank::{bench, datagen, frc, perft};
+use backrank::{bench, datagen, frc};
 use backrank_uci::notation::{parse_fen, shredder_fen, x_fen};
 
-const USAGE: &str =
-    "usage: backrank [bench [depth] | perft \"<FEN>\" <depth> | frc <n> [<m>] | frc random | datagen ...]";
+const USAGE: &str = "usage: backrank [bench [depth] | perft \"<FEN>\" <depth> | frc <n> [<m>] | frc random | datagen ... | spsa]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -64,7 +63,10 @@ fn print_spsa() -> Result<(), String> {
 fn run_perft(fen: &str, depth: &str) -> Result<(), String> {
     let depth: u32 = depth.parse().map_err(|_| USAGE.to_string())?;
     let pos = if fen == "startpos" { shakmaty::Chess::default() } else { parse_fen(fen)? };
-    for line in perft::divide_report(&pos, depth, true) {
+    let mut engine = Engine::new();
+    engine.set_option("UCI_Chess960", Some("true"))?;
+    engine.set_root(pos);
+    for line in engine.perft(depth) {
         println!("{line}");
     }
     Ok(())

@@ -212,12 +212,10 @@ fn endgame_scale(pos: &Chess, eg: i32) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::fen::Fen;
+
     use shakmaty::{CastlingMode, EnPassantMode};
 
-    fn position(fen: &str) -> Chess {
-        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap()
-    }
+    use backrank_util::position;
 
     fn mirrored(pos: &Chess) -> Chess {
         pos.to_setup(EnPassantMode::Legal).into_mirrored().position(CastlingMode::Chess960).unwrap()

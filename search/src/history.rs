@@ -11,7 +11,7 @@
 
 use shakmaty::{Color, Move, Role};
 
-use crate::params::{HISTORY_BONUS_MAX, HISTORY_MAX};
+use crate::params::{HISTORY_BONUS_MAX, HISTORY_BONUS_SCALE, HISTORY_MAX};
 use crate::score::MAX_PLY;
 
 /// Number of (piece, square) pairs: 12 coloured pieces times 64 squares.
@@ -36,9 +36,11 @@ pub struct Line {
     pub previous: [Option<usize>; 2],
 }
 
-/// The history bonus (and, negated, the malus) for a cut at `depth`.
+/// The history bonus (and, negated, the malus) for a cut at `depth`: a
+/// few percent of the range at moderate depths, so that the tables follow
+/// the position being searched rather than the whole game's average.
 pub fn bonus(depth: i32) -> i32 {
-    (depth * depth + 2 * depth).min(HISTORY_BONUS_MAX.get())
+    (HISTORY_BONUS_SCALE.get() * depth * depth).min(HISTORY_BONUS_MAX.get())
 }
 
 /// Adds `delta` to `entry` with gravity: the closer the entry is to the

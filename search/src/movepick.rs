@@ -215,12 +215,8 @@ impl<'a> MovePicker<'a> {
 mod tests {
     use super::*;
     use crate::tt::pack_move;
-    use shakmaty::CastlingMode;
-    use shakmaty::fen::Fen;
 
-    fn position(fen: &str) -> Chess {
-        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap()
-    }
+    use backrank_util::position;
 
     fn picked(pos: &Chess, tt_move: u16, histories: &Histories) -> Vec<Move> {
         let line = Line { side: pos.turn(), ply: 0, previous: [None, None] };

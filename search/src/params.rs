@@ -75,8 +75,10 @@ macro_rules! tunables {
 }
 
 tunables! {
-    /// Cap of the depth-squared history bonus.
-    HISTORY_BONUS_MAX = 1600, 400..=4000;
+    /// The history bonus: this times depth squared, up to the cap (at most
+    /// `HISTORY_MAX`, which keeps gravity's update within bounds).
+    HISTORY_BONUS_SCALE = 32, 4..=64;
+    HISTORY_BONUS_MAX = 4096, 400..=8192;
     /// Move ordering: a capture's victim (and promotion) value is scaled
     /// by this, its capture history divided by the next.
     CAPTURE_MVV_SCALE = 16, 4..=64;

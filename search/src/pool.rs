@@ -330,12 +330,8 @@ pub fn position_keys<'a>(positions: impl IntoIterator<Item = &'a Chess>) -> Vec<
 mod tests {
     use super::*;
     use crate::score::mate_in_moves;
-    use shakmaty::CastlingMode;
-    use shakmaty::fen::Fen;
 
-    fn position(fen: &str) -> Chess {
-        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap()
-    }
+    use backrank_util::position;
 
     fn search(fen: &str, limits: &Limits, threads: usize) -> SearchResult {
         let mut search = Search::new(4, threads).unwrap();

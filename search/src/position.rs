@@ -54,11 +54,8 @@ pub(crate) fn has_non_pawn_material(pos: &Chess) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::fen::Fen;
 
-    fn position(fen: &str) -> Chess {
-        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap()
-    }
+    use backrank_util::position;
 
     #[test]
     fn null_move_flips_the_turn_only() {

@@ -176,14 +176,10 @@ pub fn wdl_score(wdl: Wdl, ply: usize) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
-    use shakmaty::fen::Fen;
 
     const TABLES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/data/syzygy");
 
-    fn position(fen: &str) -> Chess {
-        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap()
-    }
+    use backrank_util::position;
 
     fn tables() -> Tablebases {
         let (tables, files, errors) = Tablebases::load(TABLES, TablebaseConfig::default());

@@ -340,13 +340,6 @@ pub fn after(pos: &Chess, m: Move) -> Chess {
     next
 }
 
-/// A small LCG: reproducible picks without a random-number crate.
-pub struct Lcg(pub u64);
-
-impl Lcg {
-    /// A number in 0..n.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
-}
+/// The project's one seedable RNG, for reproducible picks.
+#[allow(unused_imports)] // Not every test file draws random numbers.
+pub use backrank_util::rng::SplitMix;

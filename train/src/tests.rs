@@ -13,7 +13,7 @@ use backrank_eval::nnue::format::{QA, QB};
 use backrank_eval::nnue::{HIDDEN, Network, feature};
 use backrank_util::rng::SplitMix;
 use shakmaty::fen::Fen;
-use shakmaty::{Board, CastlingMode, Chess, Color, EnPassantMode, Piece, Position, Role, Square};
+use shakmaty::{Board, Color, EnPassantMode, Piece, Position, Role, Square};
 
 use crate::data::{self, Dataset, FLAG_BAD, FLAG_BLACK, FLAG_CHECK};
 use crate::model::{Model, Scratch, accumulate_gradient, loss_sum, mirror};
@@ -34,9 +34,7 @@ fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
-fn position(fen: &str) -> Chess {
-    fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap()
-}
+use backrank_util::position;
 
 /// The made-up label: material and pawn advancement, White's view.
 fn label(board: &Board) -> i32 {

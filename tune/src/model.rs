@@ -142,11 +142,9 @@ pub fn train(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{CastlingMode, Chess, Color, Position, fen::Fen};
+    use shakmaty::{Color, Position};
 
-    fn position(fen: &str) -> Chess {
-        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap()
-    }
+    use backrank_util::position;
 
     #[test]
     fn the_linear_model_is_the_evaluation() {

@@ -88,10 +88,9 @@ mod tests {
         // explained by parameters close to it.
         let truth = [120.0, 80.0, 70.0, 10.0];
         let mut points = Vec::new();
-        let mut state = 7u64;
+        let mut rng = backrank_util::rng::SplitMix(7);
         for i in 0..8_000 {
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            let u = (state >> 11) as f64 / (1u64 << 53) as f64;
+            let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
             let score = f64::from(i % 801) - 400.0;
             let material = f64::from(10 + (i / 801) % 60);
             let [w, d, _] = wdl(&truth, score, material);

@@ -1,10 +1,20 @@
 //! Small helpers that several Backrank crates need, each in one place: a
 //! seedable RNG ([`rng`]), `key value` command-line arguments ([`args`]),
-//! the Adam optimiser ([`adam`]) and the logistic function ([`sigmoid`]).
+//! the Adam optimiser ([`adam`]), the logistic function ([`sigmoid`]) and
+//! a Chess960 FEN reader for tests ([`position`]).
 
 pub mod adam;
 pub mod args;
 pub mod rng;
+
+/// The position of a FEN, read in Chess960 mode (castling as Backrank
+/// keeps it everywhere). Panics on a bad FEN: for tests and fixed tables.
+pub fn position(fen: &str) -> shakmaty::Chess {
+    fen.parse::<shakmaty::fen::Fen>()
+        .unwrap_or_else(|e| panic!("bad FEN {fen}: {e}"))
+        .into_position(shakmaty::CastlingMode::Chess960)
+        .unwrap_or_else(|e| panic!("bad position {fen}: {e}"))
+}
 
 /// The logistic function `1 / (1 + e^-x)`.
 pub fn sigmoid(x: f64) -> f64 {

@@ -178,6 +178,7 @@ impl AccumulatorStack {
 mod tests {
     use super::*;
     use crate::nnue::embedded;
+    use backrank_util::rng::SplitMix;
     use shakmaty::{CastlingMode, Chess, Position, Square, fen::Fen};
 
     #[test]
@@ -191,18 +192,12 @@ mod tests {
         }
     }
 
-    /// A tiny deterministic generator for the test's random games.
-    fn next(state: &mut u64) -> u64 {
-        *state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        *state >> 33
-    }
-
     #[test]
     fn incremental_equals_refresh_over_random_games_with_every_castle() {
         let net = embedded();
         let suite = include_str!("../../../tests/data/frc-castling-perft.epd");
         let (mut castles, mut en_passant, mut promotions, mut checked) = (0, 0, 0, 0);
-        let mut state = 7;
+        let mut rng = SplitMix(7);
         for line in suite.lines().filter(|l| !l.is_empty()) {
             let fen = line.split(';').next().unwrap().trim();
             let mut pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap();
@@ -217,21 +212,18 @@ mod tests {
                 // Special moves first when there are any, else any move.
                 let special: Vec<_> =
                     moves.iter().filter(|m| m.is_castle() || m.is_en_passant() || m.is_promotion()).collect();
-                let m = if !special.is_empty() && next(&mut state).is_multiple_of(2) {
-                    *special[next(&mut state) as usize % special.len()]
+                let m = if !special.is_empty() && rng.next_u64().is_multiple_of(2) {
+                    *special[rng.next_u64() as usize % special.len()]
                 } else {
-                    moves[next(&mut state) as usize % moves.len()]
+                    moves[rng.next_u64() as usize % moves.len()]
                 };
                 castles += usize::from(m.is_castle());
                 en_passant += usize::from(m.is_en_passant());
                 promotions += usize::from(m.is_promotion());
                 pos.play_unchecked(m);
                 // Deeper by one, or back up a few plies (a sibling line), as a search goes.
-                ply = if next(&mut state).is_multiple_of(4) {
-                    ply.saturating_sub(2)
-                } else {
-                    (ply + 1).min(15)
-                };
+                ply =
+                    if rng.next_u64().is_multiple_of(4) { ply.saturating_sub(2) } else { (ply + 1).min(15) };
                 let fast = stack.evaluate(ply, pos.board(), pos.turn());
                 assert_eq!(fast, net.evaluate_board(pos.board(), pos.turn()), "{fen} after {m:?}");
                 checked += 1;

@@ -146,11 +146,9 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::{CastlingMode, Chess, Position, fen::Fen};
+    use shakmaty::Position;
 
-    fn position(fen: &str) -> Chess {
-        fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap()
-    }
+    use backrank_util::position;
 
     #[test]
     fn features_are_distinct_and_mirror_between_perspectives() {
