@@ -12,7 +12,9 @@ use crate::params::{
     RFP_MAX_DEPTH, SE_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_MARGIN, SEE_NOISY_MARGIN, SEE_PRUNE_MAX_DEPTH,
     SEE_QUIET_MARGIN, TB_DEPTH_BONUS, lmp_limit, lmr_reduction,
 };
-use crate::position::{has_non_pawn_material, is_insufficient_material, key_after, null_move, null_move_key};
+use crate::position::{
+    has_non_pawn_material, is_insufficient_material, key_after, key_of, null_move, null_move_key,
+};
 use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_decisive, mated_in};
 use crate::see::see_ge;
 use crate::tablebase::wdl_score;
@@ -277,10 +279,8 @@ impl Worker {
                     }
                 }
             }
-            let mut child = pos.clone();
-            child.play_unchecked(m);
+            let (child, child_key) = play(shared, pos, key, m);
             let gives_check = child.is_check();
-            let child_key = key_after(pos, key, m, &child);
             // Check extension: a move that gives check is searched a ply
             // deeper, so that forcing lines are not cut at the horizon.
             let mut extension = i32::from(gives_check && ply < EXTENSION_MAX_PLY);
@@ -539,9 +539,7 @@ impl Worker {
             if !in_check && !see_ge(pos, m, 0) {
                 continue;
             }
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            let child_key = key_after(pos, key, m, &child);
+            let (child, child_key) = play(shared, pos, key, m);
             self.stack[ply + 1] = PlyState::reached_by(Some(piece_to(line.side, m)), false);
             let score = -self.quiescence(shared, &child, child_key, ply + 1, -beta, -alpha);
             if shared.signals.is_stopped() {
@@ -562,6 +560,19 @@ impl Worker {
         shared.tt.store(key, ply, best_move.map_or(0, pack_move), best_score, static_eval, 0, bound);
         best_score
     }
+}
+
+/// The position after `m` and its key. The key comes first, so that the
+/// child's table bucket is on its way from memory while the move is made.
+fn play(shared: &Shared, pos: &Chess, key: u64, m: Move) -> (Chess, u64) {
+    let child_key = key_after(pos, key, m);
+    if let Some(child_key) = child_key {
+        shared.tt.prefetch(child_key);
+    }
+    let mut child = pos.clone();
+    child.play_unchecked(m);
+    let child_key = child_key.unwrap_or_else(|| key_of(&child));
+    (child, child_key)
 }
 
 /// The verdict of the singular-extension test.

@@ -86,6 +86,9 @@ tunables! {
     /// Transposition table: an entry of the same position is replaced by a
     /// search at most this much shallower.
     TT_REPLACE_DEPTH_MARGIN = 2, 0..=6;
+    /// Transposition table: a new position evicts the bucket's entry of
+    /// least depth, less this much per search of the entry's age.
+    TT_AGE_WEIGHT = 8, 1..=32;
     /// Aspiration windows: first depth and first half-width.
     ASPIRATION_MIN_DEPTH = 5, 2..=8;
     ASPIRATION_DELTA = 25, 8..=80;

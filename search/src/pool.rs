@@ -106,7 +106,7 @@ impl Search {
             self.tt = tt;
             return Ok(());
         }
-        let old_mb = (self.tt.len() * 16) >> 20;
+        let old_mb = self.tt.megabytes();
         self.tt = TranspositionTable::new(1)?;
         match TranspositionTable::new(hash_mb) {
             Ok(tt) => {

@@ -1,20 +1,30 @@
-//! The transposition table: one boxed slice of lock-free entries shared by
-//! every search thread.
+//! The transposition table: a lock-free array of buckets shared by every
+//! search thread.
 //!
-//! Each entry is two atomic words, `key ^ data` and `data`. A reader accepts
-//! an entry only if the XOR of the two equals its key, so a torn entry (two
-//! threads writing at once) reads as a miss rather than as wrong data. The
-//! stored move is a 16-bit (from, to, promotion) triple that the search
-//! matches against the node's legal moves before using it.
+//! A bucket is one 64-byte cache line of four entries, so a probe costs one
+//! memory access, and the search prefetches the child's bucket before it
+//! makes the move. Each entry is two atomic words, `key ^ data` and `data`.
+//! A reader accepts an entry only if the XOR of the two equals its key, so
+//! a torn entry (two threads writing at once) reads as a miss rather than
+//! as wrong data. The stored move is a 16-bit (from, to, promotion) triple
+//! that the search matches against the node's legal moves before using it.
+//!
+//! Replacement: a position's own entry is updated in place (unless the new
+//! result is much shallower, of the same search, and not exact); a new
+//! position takes the bucket's least valuable entry, where value is depth
+//! less [`TT_AGE_WEIGHT`] per search of age, so that quiescence's depth-0
+//! results evict each other and stale entries, not the deep ones.
+//! Tables of 2 MB and more are aligned to 2 MB pages and asked (Linux
+//! `madvise`) to be backed by huge pages, which saves TLB misses.
 
-use std::alloc::{Layout, alloc_zeroed};
+use std::alloc::{Layout, alloc_zeroed, dealloc};
+use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use shakmaty::{Move, Role, Square};
 
-use crate::params::TT_REPLACE_DEPTH_MARGIN;
+use crate::params::{TT_AGE_WEIGHT, TT_REPLACE_DEPTH_MARGIN};
 use crate::score::{from_tt, to_tt};
-
 /// What an entry's score bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bound {
@@ -44,6 +54,44 @@ struct Entry {
     data: AtomicU64,
 }
 
+impl Entry {
+    /// `(data, key)`; `data == 0` is an empty entry.
+    fn load(&self) -> (u64, u64) {
+        let data = self.data.load(Ordering::Relaxed);
+        (data, self.check.load(Ordering::Relaxed) ^ data)
+    }
+
+    fn save(&self, key: u64, data: u64) {
+        self.check.store(key ^ data, Ordering::Relaxed);
+        self.data.store(data, Ordering::Relaxed);
+    }
+}
+
+/// Entries per bucket.
+const BUCKET_ENTRIES: usize = 4;
+
+/// One cache line of entries.
+#[repr(C, align(64))]
+#[derive(Default)]
+struct Bucket {
+    entries: [Entry; BUCKET_ENTRIES],
+}
+
+const BUCKET_BYTES: usize = std::mem::size_of::<Bucket>();
+const _: () = assert!(BUCKET_BYTES == 64);
+
+/// Large tables are aligned to (transparent) huge pages of this size.
+const HUGE_PAGE: usize = 2 << 20;
+
+/// Fields of an entry's data word.
+fn depth_of(data: u64) -> i32 {
+    ((data >> 48) & 0xff) as i32
+}
+
+fn age_of(data: u64) -> u64 {
+    (data >> 58) & 63
+}
+
 /// Packs a move into 16 bits: from (6), to (6), promotion role (3).
 /// Castling is king-to-rook, so (from, to) is unique for every legal move.
 pub fn pack_move(m: Move) -> u16 {
@@ -68,8 +116,6 @@ pub fn unpack_move(packed: u16) -> (Square, Square, Option<Role>) {
     (from, to, promotion)
 }
 
-const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
-
 /// Total physical memory, where the system says (Linux: /proc/meminfo).
 fn physical_memory_bytes() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
@@ -78,9 +124,81 @@ fn physical_memory_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// The buckets' memory: zeroed at allocation, freed with the layout it
+/// was allocated with.
+struct Buckets {
+    ptr: NonNull<Bucket>,
+    len: usize,
+    layout: Layout,
+}
+
+// Safety: `Buckets` owns its memory like a `Box<[Bucket]>` would, and a
+// `Bucket` is atomics only, so sharing and sending it between threads is
+// as safe as for `[Bucket]`.
+unsafe impl Send for Buckets {}
+// Safety: as above; all access to the buckets goes through atomics.
+unsafe impl Sync for Buckets {}
+
+impl Buckets {
+    fn new(count: usize) -> Result<Buckets, String> {
+        let bytes = count.checked_mul(BUCKET_BYTES).ok_or("hash size overflows")?;
+        let align = if bytes >= HUGE_PAGE { HUGE_PAGE } else { BUCKET_BYTES };
+        let layout = Layout::from_size_align(bytes, align).map_err(|e| e.to_string())?;
+        // Safety: `layout` has non-zero size (count >= 1). An all-zero
+        // `Bucket` is eight `AtomicU64` zeros, a valid value, so the zeroed
+        // memory is a valid `[Bucket; count]`.
+        let ptr = unsafe { alloc_zeroed(layout) } as *mut Bucket;
+        let ptr = NonNull::new(ptr)
+            .ok_or_else(|| format!("cannot allocate {} MB for the hash table", bytes >> 20))?;
+        advise_huge_pages(ptr.as_ptr().cast(), bytes);
+        Ok(Buckets { ptr, len: count, layout })
+    }
+}
+
+impl std::ops::Deref for Buckets {
+    type Target = [Bucket];
+    fn deref(&self) -> &[Bucket] {
+        // Safety: `ptr` points to `len` initialised buckets that live as
+        // long as `self`.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl std::ops::DerefMut for Buckets {
+    fn deref_mut(&mut self) -> &mut [Bucket] {
+        // Safety: as for `deref`, and `&mut self` makes the access unique.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+impl Drop for Buckets {
+    fn drop(&mut self) {
+        // Safety: `ptr` came from `alloc_zeroed(self.layout)` and is freed once.
+        unsafe { dealloc(self.ptr.as_ptr().cast(), self.layout) }
+    }
+}
+
+/// Asks Linux to back a large table with transparent huge pages; a hint
+/// only, so failure (or another system) changes nothing but speed.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
+    const MADV_HUGEPAGE: i32 = 14;
+    unsafe extern "C" {
+        fn madvise(addr: *mut u8, len: usize, advice: i32) -> i32;
+    }
+    if bytes >= HUGE_PAGE {
+        // Safety: the range is one live allocation of ours, aligned to a
+        // page; `madvise` with MADV_HUGEPAGE changes no contents.
+        unsafe { madvise(ptr, bytes, MADV_HUGEPAGE) };
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_ptr: *mut u8, _bytes: usize) {}
+
 /// The shared table.
 pub struct TranspositionTable {
-    entries: Box<[Entry]>,
+    buckets: Buckets,
     /// The age of the current search, 6 bits; entries of older searches are
     /// replaced first.
     age: AtomicU64,
@@ -92,40 +210,33 @@ impl TranspositionTable {
     /// nothing until it is used.
     pub fn new(mb: usize) -> Result<TranspositionTable, String> {
         let bytes = Self::check_size(mb)?;
-        let count = (bytes / ENTRY_BYTES).max(1);
-        let layout = Layout::array::<Entry>(count).map_err(|e| e.to_string())?;
-        // Safety: `layout` has non-zero size (count >= 1). An all-zero
-        // `Entry` is two `AtomicU64` zeros, a valid value, so the zeroed
-        // memory is a valid `[Entry; count]`; `Box` takes ownership with the
-        // same layout it will deallocate with.
-        let entries = unsafe {
-            let ptr = alloc_zeroed(layout) as *mut Entry;
-            if ptr.is_null() {
-                return Err(format!("cannot allocate {mb} MB for the hash table"));
-            }
-            Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, count))
-        };
-        Ok(TranspositionTable { entries, age: AtomicU64::new(0) })
+        let buckets = Buckets::new((bytes / BUCKET_BYTES).max(1))?;
+        Ok(TranspositionTable { buckets, age: AtomicU64::new(0) })
     }
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.buckets.len() * BUCKET_ENTRIES
     }
 
     /// Always false: a table has at least one entry.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.buckets.is_empty()
+    }
+
+    /// The table's size in megabytes (as asked for, rounded down).
+    pub fn megabytes(&self) -> usize {
+        (self.buckets.len() * BUCKET_BYTES) >> 20
     }
 
     /// Empties the table, splitting the work over `threads` threads.
     pub fn clear(&mut self, threads: usize) {
-        let chunk = self.entries.len().div_ceil(threads.max(1));
+        let chunk = self.buckets.len().div_ceil(threads.max(1));
         std::thread::scope(|scope| {
-            for part in self.entries.chunks_mut(chunk) {
+            for part in self.buckets.chunks_mut(chunk) {
                 scope.spawn(move || {
-                    for entry in part {
-                        *entry = Entry::default();
+                    for bucket in part {
+                        *bucket = Bucket::default();
                     }
                 });
             }
@@ -142,10 +253,25 @@ impl TranspositionTable {
         self.age.load(Ordering::Relaxed) & 63
     }
 
-    fn slot(&self, key: u64) -> &Entry {
+    fn bucket(&self, key: u64) -> &Bucket {
         // Multiply-shift maps the key onto the table without a division.
-        let index = ((u128::from(key) * self.entries.len() as u128) >> 64) as usize;
-        &self.entries[index]
+        let index = ((u128::from(key) * self.buckets.len() as u128) >> 64) as usize;
+        &self.buckets[index]
+    }
+
+    /// Starts loading `key`'s bucket into the cache, so that the probe a
+    /// little later does not wait for memory.
+    pub fn prefetch(&self, key: u64) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+            let ptr = (self.bucket(key) as *const Bucket).cast::<i8>();
+            // Safety: a prefetch is a hint that never faults, and `ptr`
+            // points into the table anyway.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr) };
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = key;
     }
 
     /// The bytes of a table of `mb` megabytes, or why it cannot be had
@@ -164,12 +290,8 @@ impl TranspositionTable {
 
     /// Looks `key` up; `ply` converts mate scores to this node's distance.
     pub fn probe(&self, key: u64, ply: usize) -> Option<TtHit> {
-        let entry = self.slot(key);
-        let data = entry.data.load(Ordering::Relaxed);
-        let check = entry.check.load(Ordering::Relaxed);
-        if check ^ data != key || data == 0 {
-            return None;
-        }
+        let (data, _) =
+            self.bucket(key).entries.iter().map(Entry::load).find(|&(data, k)| k == key && data != 0)?;
         let bound = match (data >> 56) & 3 {
             1 => Bound::Upper,
             2 => Bound::Lower,
@@ -180,14 +302,12 @@ impl TranspositionTable {
             packed_move: data as u16,
             score: from_tt(i32::from((data >> 16) as i16), ply),
             static_eval: i32::from((data >> 32) as i16),
-            depth: i32::from((data >> 48) as u8),
+            depth: depth_of(data),
             bound,
         })
     }
 
-    /// Stores a result. An entry is overwritten when it holds another
-    /// position, comes from an older search, is exact and the new one is
-    /// not, or was searched less deep.
+    /// Stores a result (see the module's notes on replacement).
     #[allow(clippy::too_many_arguments)]
     pub fn store(
         &self,
@@ -199,43 +319,59 @@ impl TranspositionTable {
         depth: i32,
         bound: Bound,
     ) {
-        let entry = self.slot(key);
-        let old = entry.data.load(Ordering::Relaxed);
-        let old_key = entry.check.load(Ordering::Relaxed) ^ old;
-        let same_position = old_key == key && old != 0;
-        let old_depth = ((old >> 48) & 0xff) as i32;
-        let old_age = (old >> 58) & 63;
-        let replace = !same_position
-            || old_age != self.age()
-            || bound == Bound::Exact
-            || depth + TT_REPLACE_DEPTH_MARGIN.get() >= old_depth;
-        if !replace {
-            return;
-        }
-        // Keep the old move when the new result has none for this position.
-        let packed_move = if packed_move == 0 && same_position { old as u16 } else { packed_move };
+        let age = self.age();
+        let entries = &self.bucket(key).entries;
+        let own = entries.iter().find(|entry| {
+            let (data, k) = entry.load();
+            k == key && data != 0
+        });
+        let (entry, packed_move) = match own {
+            Some(entry) => {
+                let old = entry.data.load(Ordering::Relaxed);
+                let keep = age_of(old) == age
+                    && bound != Bound::Exact
+                    && depth + TT_REPLACE_DEPTH_MARGIN.get() < depth_of(old);
+                if keep {
+                    return;
+                }
+                // Keep the old move when the new result has none.
+                (entry, if packed_move == 0 { old as u16 } else { packed_move })
+            }
+            None => {
+                let worth = |entry: &Entry| {
+                    let data = entry.data.load(Ordering::Relaxed);
+                    if data == 0 {
+                        return i32::MIN;
+                    }
+                    let searches_ago = (age.wrapping_sub(age_of(data)) & 63) as i32;
+                    depth_of(data) - TT_AGE_WEIGHT.get() * searches_ago
+                };
+                let victim = entries.iter().min_by_key(|entry| worth(entry)).expect("a bucket has entries");
+                (victim, packed_move)
+            }
+        };
         let data = u64::from(packed_move)
             | u64::from(to_tt(score, ply) as i16 as u16) << 16
             | u64::from(static_eval.clamp(-32000, 32000) as i16 as u16) << 32
             | (depth.clamp(0, 255) as u64) << 48
             | (bound as u64) << 56
-            | self.age() << 58;
-        entry.check.store(key ^ data, Ordering::Relaxed);
-        entry.data.store(data, Ordering::Relaxed);
+            | age << 58;
+        entry.save(key, data);
     }
 
     /// Permille of a sample of entries written in the current search.
     pub fn hashfull(&self) -> u32 {
-        let sample = self.entries.len().min(1000);
+        let sample = self.buckets.len().min(1000 / BUCKET_ENTRIES).max(1);
         let age = self.age();
-        let used = self.entries[..sample]
+        let used = self.buckets[..sample]
             .iter()
-            .filter(|e| {
-                let data = e.data.load(Ordering::Relaxed);
-                data != 0 && (data >> 58) & 63 == age
+            .flat_map(|bucket| bucket.entries.iter())
+            .filter(|entry| {
+                let data = entry.data.load(Ordering::Relaxed);
+                data != 0 && age_of(data) == age
             })
             .count();
-        (used * 1000 / sample) as u32
+        (used * 1000 / (sample * BUCKET_ENTRIES)) as u32
     }
 }
 
@@ -302,5 +438,60 @@ mod tests {
             }
         });
         assert!(tt.hashfull() > 0);
+    }
+
+    /// Keys that share one bucket: the index comes from the key's high bits.
+    fn same_bucket_keys(count: u64) -> Vec<u64> {
+        (0..count).map(|i| 0xabcd_0000_0000_0000 | (i + 1) << 8).collect()
+    }
+
+    #[test]
+    fn a_bucket_holds_four_positions() {
+        let tt = TranspositionTable::new(1).unwrap();
+        let keys = same_bucket_keys(4);
+        assert!(keys.iter().all(|&key| std::ptr::eq(tt.bucket(key), tt.bucket(keys[0]))));
+        for (depth, &key) in keys.iter().enumerate() {
+            tt.store(key, 0, 0, 10, 0, depth as i32, Bound::Exact);
+        }
+        for (depth, &key) in keys.iter().enumerate() {
+            assert_eq!(tt.probe(key, 0).map(|hit| hit.depth), Some(depth as i32));
+        }
+    }
+
+    #[test]
+    fn shallow_results_evict_shallow_and_stale_entries_first() {
+        let tt = TranspositionTable::new(1).unwrap();
+        let keys = same_bucket_keys(40);
+        let deep = keys[0];
+        tt.store(deep, 0, 0, 10, 0, 20, Bound::Lower);
+        // Quiescence-like depth-0 stores of many other positions.
+        for &key in &keys[1..] {
+            tt.store(key, 0, 0, 10, 0, 0, Bound::Upper);
+        }
+        assert_eq!(tt.probe(deep, 0).map(|hit| hit.depth), Some(20));
+        // Some searches later the deep entry is stale and goes first.
+        for _ in 0..3 {
+            tt.new_search();
+        }
+        tt.store(keys[1], 0, 0, 10, 0, 0, Bound::Upper);
+        tt.store(keys[2], 0, 0, 10, 0, 0, Bound::Upper);
+        tt.store(keys[3], 0, 0, 10, 0, 0, Bound::Upper);
+        tt.store(keys[4], 0, 0, 10, 0, 0, Bound::Upper);
+        assert!(tt.probe(deep, 0).is_none());
+    }
+
+    #[test]
+    fn own_entry_keeps_depth_and_move() {
+        let tt = TranspositionTable::new(1).unwrap();
+        tt.store(77 << 40, 0, 123, 10, 0, 12, Bound::Lower);
+        // Much shallower, not exact, same search: ignored.
+        tt.store(77 << 40, 0, 456, 99, 0, 3, Bound::Upper);
+        let hit = tt.probe(77 << 40, 0).unwrap();
+        assert_eq!((hit.depth, hit.packed_move, hit.score), (12, 123, 10));
+        // Exact replaces, and a result without a move keeps the old one.
+        tt.store(77 << 40, 0, 0, 5, 0, 3, Bound::Exact);
+        let hit = tt.probe(77 << 40, 0).unwrap();
+        assert_eq!((hit.depth, hit.packed_move, hit.score, hit.bound), (3, 123, 5, Bound::Exact));
+        assert_eq!(tt.megabytes(), 1);
     }
 }
