@@ -19,7 +19,31 @@ pub mod binary;
 pub mod pgn;
 pub mod text;
 
+use std::io;
+use std::path::Path;
+
 use shakmaty::{Chess, Color, Move, Position};
+
+/// Whether `path` holds whole games (`backrank datagen`'s binary format,
+/// `.bin`, or PGN, `.pgn`) rather than text lines.
+pub fn is_game_file(path: &Path) -> bool {
+    matches!(path.extension().and_then(|e| e.to_str()), Some("bin" | "pgn"))
+}
+
+/// The games of a `.pgn` file (read whole) or of a binary file (streamed),
+/// each game or why it could not be read; a binary file's stream ends at
+/// its first bad record (for example one cut short by a datagen still
+/// writing).
+pub fn read_games(path: &Path) -> Result<Box<dyn Iterator<Item = Result<Game, String>>>, String> {
+    let err = |e: io::Error| format!("{}: {e}", path.display());
+    Ok(if path.extension().and_then(|e| e.to_str()) == Some("pgn") {
+        let text = std::fs::read_to_string(path).map_err(err)?;
+        Box::new(pgn::parse_games(&text).into_iter())
+    } else {
+        let file = std::fs::File::open(path).map_err(err)?;
+        Box::new(binary::GameReader::new(io::BufReader::new(file)))
+    })
+}
 
 /// A game's result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

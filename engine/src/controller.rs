@@ -10,15 +10,14 @@
 
 use std::io::{BufRead, Write};
 
-use backrank_search::score::{is_mate, mate_in_moves};
+use backrank_search::score::{is_decisive, is_mate, mate_in_moves};
 use backrank_search::{PvLine, Report};
-use backrank_uci::notation::{format_move, shredder_fen, x_fen};
+use backrank_uci::notation::format_move;
 use backrank_uci::{BestMove, Command, GoLimits, Info, Score};
 use shakmaty::{Chess, Position};
 
 use crate::engine::{Engine, Event};
 use crate::options::OPTIONS;
-use crate::wdl::wdl;
 use crate::{ENGINE_AUTHOR, ENGINE_NAME};
 
 /// Writes one line to stdout and flushes it (the GUI reads line by line).
@@ -31,6 +30,16 @@ pub fn send(line: &str) {
 
 fn say(text: impl Into<String>) {
     send(&Info::string(text).to_string());
+}
+
+/// Win, draw and loss chances in per mille of `score` (side to move) in
+/// `pos`: a found mate or tablebase result is certain.
+fn wdl(score: i32, pos: &Chess) -> [u32; 3] {
+    match score {
+        _ if !is_decisive(score) => backrank_eval::wdl::per_mille(score, pos),
+        _ if score > 0 => [1000, 0, 0],
+        _ => [0, 0, 1000],
+    }
 }
 
 /// The `info` lines of a search report: one, or one per line with
@@ -183,46 +192,14 @@ impl Controller {
     }
 
     fn display(&self) {
-        let pos = self.engine.position();
-        let board = pos.board();
-        send("");
-        for rank in (0..8).rev() {
-            send(" +---+---+---+---+---+---+---+---+");
-            let mut row = String::from(" |");
-            for file in 0..8 {
-                let sq = shakmaty::Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank));
-                let c = board.piece_at(sq).map_or(' ', |p| p.char());
-                row.push_str(&format!(" {c} |"));
-            }
-            send(&format!("{row} {}", rank + 1));
-        }
-        send(" +---+---+---+---+---+---+---+---+");
-        send("   a   b   c   d   e   f   g   h");
-        send("");
-        send(&format!("Fen: {}", x_fen(pos)));
-        send(&format!("Shredder-FEN: {}", shredder_fen(pos)));
-        let checkers: Vec<String> = pos.checkers().into_iter().map(|sq| sq.to_string()).collect();
-        send(&format!("Checkers: {}", checkers.join(" ")));
+        backrank_uci::notation::diagram(self.engine.position()).lines().for_each(send);
     }
 
     /// `eval`: the hand-crafted terms (kept for reference), then the
     /// network's evaluation, which is what the search uses.
     fn eval(&self) {
         let pos = self.engine.position();
-        let trace = backrank_eval::trace(pos);
-        send("         Term    |    White    |    Black    |    Total");
-        send("                 |   MG    EG  |   MG    EG  |   MG    EG");
-        for (name, [white, black]) in trace.rows() {
-            let total = white - black;
-            send(&format!(
-                " {name:<15} | {:5} {:5} | {:5} {:5} | {:5} {:5}",
-                white.mg, white.eg, black.mg, black.eg, total.mg, total.eg
-            ));
-        }
-        send(&format!(" Phase           | {} of {}", trace.phase, backrank_eval::MAX_PHASE));
-        send(&format!(" Endgame scale   | {} of 64", trace.scale));
-        send(&format!(" Tempo           | {}", backrank_eval::TEMPO));
-        send(&format!(" Hand-crafted    | {} (side to move; not used by the search)", trace.score));
+        backrank_eval::trace(pos).to_string().lines().for_each(send);
         send("");
         let net = self.engine.network();
         send(&format!("NNUE network: {}", net.name));
@@ -247,4 +224,19 @@ fn identify() {
         send(&backrank_uci::OptionSpec { name: t.name, kind }.to_string());
     }
     send("uciok");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use backrank_search::score::MATE;
+
+    #[test]
+    fn decided_scores_are_certain_and_others_follow_the_model() {
+        let pos = Chess::default();
+        assert_eq!(wdl(MATE - 5, &pos), [1000, 0, 0]);
+        assert_eq!(wdl(-MATE + 5, &pos), [0, 0, 1000]);
+        assert_eq!(wdl(35, &pos), backrank_eval::wdl::per_mille(35, &pos));
+        assert!(wdl(35, &pos)[0] > wdl(0, &pos)[0]);
+    }
 }

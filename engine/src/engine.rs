@@ -11,7 +11,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use backrank_eval::nnue;
-use backrank_search::{Clock, Limits, Progress, Report, Search, SearchResult, Signals, position_keys};
+use backrank_search::{
+    Clock, Limits, Progress, Report, Search, SearchOptions, SearchResult, Signals, position_keys,
+};
 use backrank_uci::notation::parse_move;
 use backrank_uci::{GoLimits, PositionStart};
 use parking_lot::{Mutex, MutexGuard};
@@ -24,16 +26,16 @@ use crate::search_thread::SearchThread;
 /// The table size before any `Hash` (the option's default).
 pub const DEFAULT_HASH_MB: usize = 16;
 
-/// The options that shape a search or its report (the rest live in the
-/// search itself: table, threads, tablebases).
+/// The options that shape a search or its report, kept here so that they
+/// can change while a search runs: the search takes its own
+/// ([`SearchOptions`]) at each `go`. (The rest live in the search itself:
+/// table, threads, tablebases.)
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Settings {
     /// `UCI_Chess960`: castling written king-takes-rook.
     pub chess960: bool,
-    /// `Move Overhead`.
-    pub move_overhead_ms: u64,
-    /// `MultiPV`.
-    pub multipv: usize,
+    /// `Move Overhead` and `MultiPV`.
+    pub search: SearchOptions,
     /// `UCI_ShowWDL`.
     pub show_wdl: bool,
 }
@@ -220,7 +222,9 @@ impl Engine {
         self.wait();
         let keys = position_keys(self.game.history());
         self.signals.reset(false);
-        self.search().go(self.game.current(), &keys, limits, &self.signals, |_| {})
+        let mut search = self.search();
+        search.set_options(self.settings.search);
+        search.go(self.game.current(), &keys, limits, &self.signals, |_| {})
     }
 
     /// The search limits of a `go`, from the side to move's view, and what
@@ -257,8 +261,6 @@ impl Engine {
             clock,
             infinite: go.infinite || unbounded,
             searchmoves,
-            move_overhead_ms: self.settings.move_overhead_ms,
-            multipv: self.settings.multipv,
         };
         (limits, warnings)
     }
@@ -281,7 +283,9 @@ impl Engine {
         signals.reset(go.ponder);
         self.answered.store(false, Ordering::SeqCst);
         let answered = Arc::clone(&self.answered);
+        let options = self.settings.search;
         let job = Box::new(move |search: &mut Search| {
+            search.set_options(options);
             let result = search.go(&root, &game_keys, &limits, &signals, |progress| match progress {
                 Progress::Iteration(report) => on_event(Event::Iteration(report)),
                 Progress::CurrentMove { depth, m, number } => {
@@ -327,11 +331,15 @@ mod tests {
         let mut engine = Engine::new();
         assert_eq!(
             engine.settings(),
-            &Settings { chess960: false, move_overhead_ms: 10, multipv: 1, show_wdl: false }
+            &Settings {
+                chess960: false,
+                search: SearchOptions { move_overhead_ms: 10, multipv: 1 },
+                show_wdl: false
+            }
         );
         assert_eq!(engine.set_option("uci_chess960", Some("true")), Ok(None));
         assert_eq!(engine.set_option("MultiPV", Some("3")), Ok(None));
-        assert!(engine.settings().chess960 && engine.settings().multipv == 3);
+        assert!(engine.settings().chess960 && engine.settings().search.multipv == 3);
         assert!(engine.set_option("MultiPV", Some("0")).is_err());
         assert!(engine.set_option("Contempt", Some("10")).is_err());
         assert!(engine.set_option("EvalFile", Some("/no/such.nnue")).unwrap().unwrap().contains("keeping"));

@@ -12,7 +12,6 @@ pub mod genfens;
 pub mod options;
 pub mod perft;
 pub mod search_thread;
-pub mod wdl;
 
 /// Name and author as `uci` announces them.
 pub const ENGINE_NAME: &str = concat!("Backrank ", env!("CARGO_PKG_VERSION"));

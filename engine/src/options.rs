@@ -71,7 +71,7 @@ pub const OPTIONS: &[EngineOption] = &[
         spec: spin("Move Overhead", 10, 0, 5000),
         needs_idle: false,
         apply: |e, v| {
-            e.settings.move_overhead_ms = v.spin() as u64;
+            e.settings.search.move_overhead_ms = v.spin() as u64;
             None
         },
     },
@@ -79,7 +79,7 @@ pub const OPTIONS: &[EngineOption] = &[
         spec: spin("MultiPV", 1, 1, 256),
         needs_idle: false,
         apply: |e, v| {
-            e.settings.multipv = v.spin() as usize;
+            e.settings.search.multipv = v.spin() as usize;
             None
         },
     },

@@ -99,8 +99,30 @@ impl Trace {
     }
 }
 
-/// The value of a piece in centipawns (middlegame), for move ordering;
-/// 0 for the king.
+/// The table the `eval` command prints: each group's middlegame and
+/// endgame parts for White, Black and the difference, then phase, scale,
+/// tempo and the final score.
+impl std::fmt::Display for Trace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "         Term    |    White    |    Black    |    Total")?;
+        writeln!(f, "                 |   MG    EG  |   MG    EG  |   MG    EG")?;
+        for (name, [white, black]) in self.rows() {
+            let total = white - black;
+            writeln!(
+                f,
+                " {name:<15} | {:5} {:5} | {:5} {:5} | {:5} {:5}",
+                white.mg, white.eg, black.mg, black.eg, total.mg, total.eg
+            )?;
+        }
+        writeln!(f, " Phase           | {} of {MAX_PHASE}", self.phase)?;
+        writeln!(f, " Endgame scale   | {} of 64", self.scale)?;
+        writeln!(f, " Tempo           | {TEMPO}")?;
+        write!(f, " Hand-crafted    | {} (side to move; not used by the search)", self.score)
+    }
+}
+
+/// The evaluation's own value of a piece in centipawns (its middlegame
+/// material weight); 0 for the king.
 #[inline]
 pub fn piece_value(role: Role) -> i32 {
     WEIGHTS.material.get(role as usize - 1).map_or(0, |value| value.mg)

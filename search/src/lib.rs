@@ -36,7 +36,7 @@ pub mod tt;
 mod worker;
 
 pub use limits::{Clock, Limits, TimeManager};
-pub use pool::{Progress, Report, Search, SearchResult, position_keys};
+pub use pool::{Progress, Report, Search, SearchOptions, SearchResult, position_keys};
 pub use threads::THREAD_STACK_BYTES;
 pub use worker::PvLine;
 pub use worker::Signals;

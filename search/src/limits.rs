@@ -36,10 +36,6 @@ pub struct Limits {
     pub infinite: bool,
     /// Root moves to consider; empty means all.
     pub searchmoves: Vec<Move>,
-    /// Milliseconds kept back for the GUI and the pipe.
-    pub move_overhead_ms: u64,
-    /// Best lines to find (`MultiPV`); 0 counts as 1.
-    pub multipv: usize,
 }
 
 impl Limits {
@@ -64,12 +60,13 @@ pub struct TimeManager {
 }
 
 impl TimeManager {
-    /// Budgets for `limits`. With neither clock nor movetime, unlimited.
-    pub fn new(limits: &Limits) -> TimeManager {
+    /// Budgets for `limits`, keeping `move_overhead_ms` back for the GUI
+    /// and the pipe. With neither clock nor movetime, unlimited.
+    pub fn new(limits: &Limits, move_overhead_ms: u64) -> TimeManager {
         if limits.infinite {
             return TimeManager { soft: None, hard: None };
         }
-        let overhead = limits.move_overhead_ms as i64;
+        let overhead = move_overhead_ms as i64;
         // A fixed time per move: the GUI gave it, so use it. No soft
         // target (whose "no new iteration past 60%" rule is for clocks,
         // where time saved now is time to spend later); the hard limit ends
@@ -136,11 +133,7 @@ mod tests {
     use super::*;
 
     fn clock(time_ms: i64, increment_ms: i64, moves_to_go: Option<u32>) -> Limits {
-        Limits {
-            clock: Some(Clock { time_ms, increment_ms, moves_to_go }),
-            move_overhead_ms: 10,
-            ..Limits::default()
-        }
+        Limits { clock: Some(Clock { time_ms, increment_ms, moves_to_go }), ..Limits::default() }
     }
 
     #[test]
@@ -153,7 +146,7 @@ mod tests {
             (500, 0, Some(1)),
             (50, 0, None),
         ] {
-            let tm = TimeManager::new(&clock(time, inc, mtg));
+            let tm = TimeManager::new(&clock(time, inc, mtg), 10);
             let (soft, hard) = (tm.soft.unwrap(), tm.hard.unwrap());
             assert!(soft <= hard, "{time}+{inc}/{mtg:?}");
             assert!(hard.as_millis() as i64 <= (time - 10) * 7 / 10 + 1, "{time}+{inc}/{mtg:?}: {hard:?}");
@@ -167,13 +160,12 @@ mod tests {
 
     #[test]
     fn empty_or_negative_clock_still_moves() {
-        let tm = TimeManager::new(&clock(-500, 0, None));
+        let tm = TimeManager::new(&clock(-500, 0, None), 10);
         assert_eq!(tm.hard, Some(Duration::from_millis(1)));
-        let tm = TimeManager::new(&Limits { movetime_ms: Some(0), ..Limits::default() });
+        let tm = TimeManager::new(&Limits { movetime_ms: Some(0), ..Limits::default() }, 10);
         assert_eq!(tm.hard, Some(Duration::from_millis(1)));
         // A fixed time per move is used whole: no soft target.
-        let tm =
-            TimeManager::new(&Limits { movetime_ms: Some(3000), move_overhead_ms: 10, ..Limits::default() });
+        let tm = TimeManager::new(&Limits { movetime_ms: Some(3000), ..Limits::default() }, 10);
         assert_eq!((tm.soft, tm.hard), (None, Some(Duration::from_millis(2990))));
     }
 
@@ -194,8 +186,8 @@ mod tests {
 
     #[test]
     fn infinite_and_depth_have_no_clock() {
-        let tm = TimeManager::new(&Limits { infinite: true, ..clock(1000, 0, None) });
+        let tm = TimeManager::new(&Limits { infinite: true, ..clock(1000, 0, None) }, 10);
         assert_eq!(tm, TimeManager { soft: None, hard: None });
-        assert_eq!(TimeManager::new(&Limits::depth(5)).hard, None);
+        assert_eq!(TimeManager::new(&Limits::depth(5), 10).hard, None);
     }
 }

@@ -18,11 +18,20 @@ use crate::position::{
 use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_decisive, mated_in};
 use crate::see::see_ge;
 use crate::tablebase::wdl_score;
-use crate::tt::{Bound, TtHit, is_packed, pack_move};
+use crate::tt::{Bound, TtEntry, is_packed, pack_move};
 use shakmaty_syzygy::Wdl;
 use std::sync::atomic::Ordering;
 
 use crate::worker::{EVAL_NONE, PlyState, Shared, Worker};
+
+/// A node of the tree: its position, its key (already on the key stack),
+/// and its distance from the root.
+#[derive(Clone, Copy)]
+pub(crate) struct Node<'a> {
+    pub pos: &'a Chess,
+    pub key: u64,
+    pub ply: usize,
+}
 
 impl Worker {
     /// True if the current node (the last key pushed) repeats an earlier
@@ -50,24 +59,22 @@ impl Worker {
         line.extend_from_slice(&tail[0]);
     }
 
-    /// Negamax with alpha-beta and PVS. `key` is `pos`'s key, already on
-    /// the key stack. Returns a score from the side to move's view.
-    #[allow(clippy::too_many_arguments)]
+    /// Negamax with alpha-beta and PVS of `node` to `depth` in the window
+    /// (alpha, beta). Returns a score from the side to move's view.
     pub(crate) fn negamax(
         &mut self,
         shared: &Shared,
-        pos: &Chess,
-        key: u64,
+        node: Node,
         mut depth: i32,
-        ply: usize,
         mut alpha: i32,
         mut beta: i32,
     ) -> i32 {
+        let Node { pos, key, ply } = node;
         let root = ply == 0;
         let pv_node = beta - alpha > 1;
         self.pv[ply].clear();
         if depth <= 0 {
-            return self.quiescence(shared, pos, key, ply, alpha, beta);
+            return self.quiescence(shared, node, alpha, beta);
         }
         if self.count_node(shared) && !root {
             return DRAW;
@@ -132,7 +139,8 @@ impl Worker {
             };
             if tt_cutoff(bound, score, alpha, beta) {
                 let depth = (depth + TB_DEPTH_BONUS.get()).min(MAX_PLY as i32);
-                shared.tt.store(key, ply, 0, score, self.evaluate(pos, ply), depth, bound);
+                let static_eval = self.evaluate(pos, ply);
+                shared.tt.store(key, ply, TtEntry { packed_move: 0, score, static_eval, depth, bound });
                 return score;
             }
             if pv_node {
@@ -193,7 +201,7 @@ impl Worker {
             && depth <= RAZOR_MAX_DEPTH.get()
             && eval + RAZOR_BASE.get() + RAZOR_MARGIN.get() * depth * depth < alpha
         {
-            let score = self.quiescence(shared, pos, key, ply, alpha, beta);
+            let score = self.quiescence(shared, node, alpha, beta);
             if score <= alpha {
                 return score;
             }
@@ -210,7 +218,7 @@ impl Worker {
             && !self.stack[ply].null
             && excluded.is_none()
             && has_non_pawn_material(pos)
-            && let Some(score) = self.null_move_search(shared, pos, key, depth, ply, beta, eval)
+            && let Some(score) = self.null_move_search(shared, node, depth, beta, eval)
         {
             return score;
         }
@@ -292,7 +300,7 @@ impl Worker {
             // others beat beta, the node cuts at once; when only the table
             // move is expected to, it is searched a ply shallower.
             if !root && excluded.is_none() && is_packed(m, tt_move) && ply < EXTENSION_MAX_PLY {
-                match self.singular(shared, pos, key, depth, ply, beta, tt_hit, m) {
+                match self.singular(shared, node, depth, beta, tt_hit, m) {
                     Singular::Extend => extension = 1,
                     Singular::MultiCut(score) => return score,
                     Singular::Reduce => extension = -1,
@@ -301,6 +309,7 @@ impl Worker {
             }
             let new_depth = depth - 1 + extension;
 
+            let child_node = Node { pos: &child, key: child_key, ply: ply + 1 };
             self.keys.push(child_key);
             self.stack[ply + 1] = PlyState::reached_by(Some(piece_to(side, m)), false);
             let nodes_before = self.nodes;
@@ -308,7 +317,7 @@ impl Worker {
                 shared.report_current_move(m, index as u32 + 1, depth);
             }
             let score = if index == 0 {
-                -self.negamax(shared, &child, child_key, new_depth, ply + 1, -beta, -alpha)
+                -self.negamax(shared, child_node, new_depth, -beta, -alpha)
             } else {
                 // Step 8. Late move reductions (+143.4 alone, d3beb61, 4+0.04):
                 // well-ordered nodes rarely find their best move late, so
@@ -329,20 +338,12 @@ impl Worker {
                 };
                 // PVS: prove the move worse with a null window; re-search
                 // with the full window only when it is not.
-                let mut score = -self.negamax(
-                    shared,
-                    &child,
-                    child_key,
-                    new_depth - reduction,
-                    ply + 1,
-                    -alpha - 1,
-                    -alpha,
-                );
+                let mut score = -self.negamax(shared, child_node, new_depth - reduction, -alpha - 1, -alpha);
                 if score > alpha && reduction > 0 {
-                    score = -self.negamax(shared, &child, child_key, new_depth, ply + 1, -alpha - 1, -alpha);
+                    score = -self.negamax(shared, child_node, new_depth, -alpha - 1, -alpha);
                 }
                 if score > alpha && score < beta {
-                    score = -self.negamax(shared, &child, child_key, new_depth, ply + 1, -beta, -alpha);
+                    score = -self.negamax(shared, child_node, new_depth, -beta, -alpha);
                 }
                 score
             };
@@ -383,22 +384,20 @@ impl Worker {
         let bound = bound_of(best_score, original_alpha, beta);
         if !(root && shared.signals.is_stopped()) {
             let packed = best_move.map_or(0, pack_move);
-            shared.tt.store(key, ply, packed, best_score, static_eval, depth, bound);
+            let entry = TtEntry { packed_move: packed, score: best_score, static_eval, depth, bound };
+            shared.tt.store(key, ply, entry);
         }
         best_score
     }
 
     /// The singular-extension test of the table move `m` (see step 7).
-    #[allow(clippy::too_many_arguments)]
     fn singular(
         &mut self,
         shared: &Shared,
-        pos: &Chess,
-        key: u64,
+        node: Node,
         depth: i32,
-        ply: usize,
         beta: i32,
-        tt_hit: Option<TtHit>,
+        tt_hit: Option<TtEntry>,
         m: Move,
     ) -> Singular {
         let Some(hit) = tt_hit else { return Singular::No };
@@ -410,9 +409,9 @@ impl Worker {
             return Singular::No;
         }
         let singular_beta = hit.score - SE_MARGIN.get() * depth;
-        self.stack[ply].excluded = Some(m);
-        let score = self.negamax(shared, pos, key, (depth - 1) / 2, ply, singular_beta - 1, singular_beta);
-        self.stack[ply].excluded = None;
+        self.stack[node.ply].excluded = Some(m);
+        let score = self.negamax(shared, node, (depth - 1) / 2, singular_beta - 1, singular_beta);
+        self.stack[node.ply].excluded = None;
         if score < singular_beta {
             Singular::Extend
         } else if singular_beta >= beta {
@@ -427,17 +426,15 @@ impl Worker {
     /// Searches the null move with a reduced null window around `beta`;
     /// the score when it fails high (mates are not trusted: passing is not
     /// a legal move), else `None`.
-    #[allow(clippy::too_many_arguments)]
     fn null_move_search(
         &mut self,
         shared: &Shared,
-        pos: &Chess,
-        key: u64,
+        node: Node,
         depth: i32,
-        ply: usize,
         beta: i32,
         static_eval: i32,
     ) -> Option<i32> {
+        let Node { pos, key, ply } = node;
         let child = null_move(pos)?;
         let child_key = null_move_key(pos, key);
         let reduction = NMP_BASE_REDUCTION.get()
@@ -445,8 +442,8 @@ impl Worker {
             + ((static_eval - beta) / NMP_EVAL_DIVISOR.get()).min(NMP_EVAL_MAX_REDUCTION.get());
         self.keys.push(child_key);
         self.stack[ply + 1] = PlyState::reached_by(None, true);
-        let score =
-            -self.negamax(shared, &child, child_key, depth - 1 - reduction, ply + 1, -beta, -beta + 1);
+        let child_node = Node { pos: &child, key: child_key, ply: ply + 1 };
+        let score = -self.negamax(shared, child_node, depth - 1 - reduction, -beta, -beta + 1);
         self.keys.pop();
         if shared.signals.is_stopped() || score < beta {
             return None;
@@ -476,15 +473,8 @@ impl Worker {
     /// Quiescence search: only captures and promotions (all evasions when in
     /// check), with the static evaluation as a lower bound ("stand pat")
     /// since the side to move need not capture.
-    pub(crate) fn quiescence(
-        &mut self,
-        shared: &Shared,
-        pos: &Chess,
-        key: u64,
-        ply: usize,
-        mut alpha: i32,
-        beta: i32,
-    ) -> i32 {
+    pub(crate) fn quiescence(&mut self, shared: &Shared, node: Node, mut alpha: i32, beta: i32) -> i32 {
+        let Node { pos, key, ply } = node;
         if self.count_node(shared) {
             return DRAW;
         }
@@ -541,7 +531,8 @@ impl Worker {
             }
             let (child, child_key) = play(shared, pos, key, m);
             self.stack[ply + 1] = PlyState::reached_by(Some(piece_to(line.side, m)), false);
-            let score = -self.quiescence(shared, &child, child_key, ply + 1, -beta, -alpha);
+            let child_node = Node { pos: &child, key: child_key, ply: ply + 1 };
+            let score = -self.quiescence(shared, child_node, -beta, -alpha);
             if shared.signals.is_stopped() {
                 return DRAW;
             }
@@ -557,7 +548,8 @@ impl Worker {
             }
         }
         let bound = bound_of(best_score, original_alpha, beta);
-        shared.tt.store(key, ply, best_move.map_or(0, pack_move), best_score, static_eval, 0, bound);
+        let packed_move = best_move.map_or(0, pack_move);
+        shared.tt.store(key, ply, TtEntry { packed_move, score: best_score, static_eval, depth: 0, bound });
         best_score
     }
 }

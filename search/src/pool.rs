@@ -59,6 +59,16 @@ pub struct SearchResult {
     pub report: Report,
 }
 
+/// Settings of every search until changed: the UCI options that shape a
+/// search without being one of its limits.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// `Move Overhead`: milliseconds kept back for the GUI and the pipe.
+    pub move_overhead_ms: u64,
+    /// `MultiPV`: best lines to find; 0 counts as 1.
+    pub multipv: usize,
+}
+
 /// The searcher: table, per-thread state and settings; lives for the
 /// whole session.
 pub struct Search {
@@ -69,6 +79,7 @@ pub struct Search {
     tablebases: Tablebases,
     /// The network the search evaluates with.
     network: Arc<Network>,
+    options: SearchOptions,
 }
 
 impl Search {
@@ -80,9 +91,15 @@ impl Search {
             helpers: HelperPool::default(),
             tablebases: Tablebases::default(),
             network: backrank_eval::nnue::embedded(),
+            options: SearchOptions::default(),
         };
         search.set_threads(threads);
         Ok(search)
+    }
+
+    /// Searches with `options` from the next search on.
+    pub fn set_options(&mut self, options: SearchOptions) {
+        self.options = options;
     }
 
     /// Evaluates with `network` from the next search on.
@@ -211,8 +228,9 @@ impl Search {
             nodes: &nodes,
             tb_hits: &tb_hits,
             limits,
+            multipv: self.options.multipv,
             network: &self.network,
-            time: TimeManager::new(limits),
+            time: TimeManager::new(limits, self.options.move_overhead_ms),
             start,
         };
         let report_of = |iteration: &Iteration, main: &Worker| {
@@ -250,7 +268,7 @@ impl Search {
 
         let mut results: Vec<Iteration> = main_completed.into_iter().chain(helper_results).collect();
         // With several lines the report is the main thread's own.
-        let chosen = if limits.multipv > 1 { 0 } else { vote(&results) };
+        let chosen = if self.options.multipv > 1 { 0 } else { vote(&results) };
         let iteration = if results.is_empty() {
             Iteration {
                 depth: 0,

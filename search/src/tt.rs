@@ -36,12 +36,12 @@ pub enum Bound {
     Exact = 3,
 }
 
-/// A decoded hit.
+/// What an entry holds, decoded: a probe's answer and a store's input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TtHit {
+pub struct TtEntry {
     /// The move as (from, to, promotion), to be matched against legal moves.
     pub packed_move: u16,
-    /// Score, already adjusted to the probing node's ply.
+    /// Score, from (and for) the node at the probing or storing ply.
     pub score: i32,
     pub static_eval: i32,
     pub depth: i32,
@@ -289,7 +289,7 @@ impl TranspositionTable {
     }
 
     /// Looks `key` up; `ply` converts mate scores to this node's distance.
-    pub fn probe(&self, key: u64, ply: usize) -> Option<TtHit> {
+    pub fn probe(&self, key: u64, ply: usize) -> Option<TtEntry> {
         let (data, _) =
             self.bucket(key).entries.iter().map(Entry::load).find(|&(data, k)| k == key && data != 0)?;
         let bound = match (data >> 56) & 3 {
@@ -298,7 +298,7 @@ impl TranspositionTable {
             3 => Bound::Exact,
             _ => return None,
         };
-        Some(TtHit {
+        Some(TtEntry {
             packed_move: data as u16,
             score: from_tt(i32::from((data >> 16) as i16), ply),
             static_eval: i32::from((data >> 32) as i16),
@@ -307,27 +307,19 @@ impl TranspositionTable {
         })
     }
 
-    /// Stores a result (see the module's notes on replacement).
-    #[allow(clippy::too_many_arguments)]
-    pub fn store(
-        &self,
-        key: u64,
-        ply: usize,
-        packed_move: u16,
-        score: i32,
-        static_eval: i32,
-        depth: i32,
-        bound: Bound,
-    ) {
+    /// Stores `entry` for `key`, the node at `ply` (see the module's notes
+    /// on replacement).
+    pub fn store(&self, key: u64, ply: usize, entry: TtEntry) {
+        let TtEntry { packed_move, score, static_eval, depth, bound } = entry;
         let age = self.age();
         let entries = &self.bucket(key).entries;
         let own = entries.iter().find(|entry| {
             let (data, k) = entry.load();
             k == key && data != 0
         });
-        let (entry, packed_move) = match own {
-            Some(entry) => {
-                let old = entry.data.load(Ordering::Relaxed);
+        let (slot, packed_move) = match own {
+            Some(slot) => {
+                let old = slot.data.load(Ordering::Relaxed);
                 let keep = age_of(old) == age
                     && bound != Bound::Exact
                     && depth + TT_REPLACE_DEPTH_MARGIN.get() < depth_of(old);
@@ -335,7 +327,7 @@ impl TranspositionTable {
                     return;
                 }
                 // Keep the old move when the new result has none.
-                (entry, if packed_move == 0 { old as u16 } else { packed_move })
+                (slot, if packed_move == 0 { old as u16 } else { packed_move })
             }
             None => {
                 let worth = |entry: &Entry| {
@@ -356,12 +348,12 @@ impl TranspositionTable {
             | (depth.clamp(0, 255) as u64) << 48
             | (bound as u64) << 56
             | age << 58;
-        entry.save(key, data);
+        slot.save(key, data);
     }
 
     /// Permille of a sample of entries written in the current search.
     pub fn hashfull(&self) -> u32 {
-        let sample = self.buckets.len().min(1000 / BUCKET_ENTRIES).max(1);
+        let sample = self.buckets.len().clamp(1, 1000 / BUCKET_ENTRIES);
         let age = self.age();
         let used = self.buckets[..sample]
             .iter()
@@ -380,11 +372,15 @@ mod tests {
     use super::*;
     use std::sync::Arc;
 
+    fn entry(packed_move: u16, score: i32, static_eval: i32, depth: i32, bound: Bound) -> TtEntry {
+        TtEntry { packed_move, score, static_eval, depth, bound }
+    }
+
     #[test]
     fn store_and_probe() {
         let tt = TranspositionTable::new(1).unwrap();
         let m = Move::Castle { king: Square::B1, rook: Square::A1 };
-        tt.store(0xdead_beef_1234_5678, 3, pack_move(m), -57, 12, 9, Bound::Lower);
+        tt.store(0xdead_beef_1234_5678, 3, entry(pack_move(m), -57, 12, 9, Bound::Lower));
         let hit = tt.probe(0xdead_beef_1234_5678, 3).unwrap();
         assert!(is_packed(m, hit.packed_move));
         assert_eq!((hit.score, hit.static_eval, hit.depth, hit.bound), (-57, 12, 9, Bound::Lower));
@@ -426,7 +422,11 @@ mod tests {
                         let depth = (key % 60) as i32;
                         let score = (key % 2000) as i32 - 1000;
                         if (i + thread) % 3 == 0 {
-                            tt.store(key, 0, (key & 0xfff) as u16, score, score / 2, depth, Bound::Exact);
+                            tt.store(
+                                key,
+                                0,
+                                entry((key & 0xfff) as u16, score, score / 2, depth, Bound::Exact),
+                            );
                         } else if let Some(hit) = tt.probe(key, 0) {
                             assert_eq!(hit.packed_move, (key & 0xfff) as u16);
                             assert_eq!(hit.score, score);
@@ -451,7 +451,7 @@ mod tests {
         let keys = same_bucket_keys(4);
         assert!(keys.iter().all(|&key| std::ptr::eq(tt.bucket(key), tt.bucket(keys[0]))));
         for (depth, &key) in keys.iter().enumerate() {
-            tt.store(key, 0, 0, 10, 0, depth as i32, Bound::Exact);
+            tt.store(key, 0, entry(0, 10, 0, depth as i32, Bound::Exact));
         }
         for (depth, &key) in keys.iter().enumerate() {
             assert_eq!(tt.probe(key, 0).map(|hit| hit.depth), Some(depth as i32));
@@ -463,33 +463,33 @@ mod tests {
         let tt = TranspositionTable::new(1).unwrap();
         let keys = same_bucket_keys(40);
         let deep = keys[0];
-        tt.store(deep, 0, 0, 10, 0, 20, Bound::Lower);
+        tt.store(deep, 0, entry(0, 10, 0, 20, Bound::Lower));
         // Quiescence-like depth-0 stores of many other positions.
         for &key in &keys[1..] {
-            tt.store(key, 0, 0, 10, 0, 0, Bound::Upper);
+            tt.store(key, 0, entry(0, 10, 0, 0, Bound::Upper));
         }
         assert_eq!(tt.probe(deep, 0).map(|hit| hit.depth), Some(20));
         // Some searches later the deep entry is stale and goes first.
         for _ in 0..3 {
             tt.new_search();
         }
-        tt.store(keys[1], 0, 0, 10, 0, 0, Bound::Upper);
-        tt.store(keys[2], 0, 0, 10, 0, 0, Bound::Upper);
-        tt.store(keys[3], 0, 0, 10, 0, 0, Bound::Upper);
-        tt.store(keys[4], 0, 0, 10, 0, 0, Bound::Upper);
+        tt.store(keys[1], 0, entry(0, 10, 0, 0, Bound::Upper));
+        tt.store(keys[2], 0, entry(0, 10, 0, 0, Bound::Upper));
+        tt.store(keys[3], 0, entry(0, 10, 0, 0, Bound::Upper));
+        tt.store(keys[4], 0, entry(0, 10, 0, 0, Bound::Upper));
         assert!(tt.probe(deep, 0).is_none());
     }
 
     #[test]
     fn own_entry_keeps_depth_and_move() {
         let tt = TranspositionTable::new(1).unwrap();
-        tt.store(77 << 40, 0, 123, 10, 0, 12, Bound::Lower);
+        tt.store(77 << 40, 0, entry(123, 10, 0, 12, Bound::Lower));
         // Much shallower, not exact, same search: ignored.
-        tt.store(77 << 40, 0, 456, 99, 0, 3, Bound::Upper);
+        tt.store(77 << 40, 0, entry(456, 99, 0, 3, Bound::Upper));
         let hit = tt.probe(77 << 40, 0).unwrap();
         assert_eq!((hit.depth, hit.packed_move, hit.score), (12, 123, 10));
         // Exact replaces, and a result without a move keeps the old one.
-        tt.store(77 << 40, 0, 0, 5, 0, 3, Bound::Exact);
+        tt.store(77 << 40, 0, entry(0, 5, 0, 3, Bound::Exact));
         let hit = tt.probe(77 << 40, 0).unwrap();
         assert_eq!((hit.depth, hit.packed_move, hit.score, hit.bound), (3, 123, 5, Bound::Exact));
         assert_eq!(tt.megabytes(), 1);

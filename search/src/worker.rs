@@ -11,6 +11,7 @@ use shakmaty::{Chess, Move, Position};
 
 use crate::history::{Histories, Line};
 use crate::limits::{Limits, TimeManager};
+use crate::negamax::Node;
 use crate::params::{
     ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, CHECK_EVERY_NODES, CURRMOVE_AFTER_MS,
 };
@@ -69,6 +70,8 @@ pub(crate) struct Shared<'a> {
     /// Tablebase hits of all threads.
     pub tb_hits: &'a AtomicU64,
     pub limits: &'a Limits,
+    /// Best lines to find (`MultiPV`); 0 counts as 1.
+    pub multipv: usize,
     /// The network every thread evaluates with.
     pub network: &'a Arc<Network>,
     pub time: TimeManager,
@@ -306,7 +309,7 @@ impl Worker {
         depth: i32,
         previous: Option<&Iteration>,
     ) -> Option<Vec<PvLine>> {
-        let wanted = shared.limits.multipv.clamp(1, self.root_moves.len().max(1));
+        let wanted = shared.multipv.clamp(1, self.root_moves.len().max(1));
         self.root_excluded.clear();
         let mut lines: Vec<PvLine> = Vec::with_capacity(wanted);
         for index in 0..wanted {
@@ -373,7 +376,7 @@ impl Worker {
             _ => (-INFINITY, INFINITY),
         };
         loop {
-            let score = self.negamax(shared, root, root_key, depth, 0, alpha, beta);
+            let score = self.negamax(shared, Node { pos: root, key: root_key, ply: 0 }, depth, alpha, beta);
             if shared.signals.is_stopped() || (score > alpha && score < beta) {
                 return score;
             }

@@ -34,7 +34,7 @@ use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::thread;
 
-use backrank_data::{Filter, Game, Outcome, binary, pgn, text};
+use backrank_data::{Filter, Outcome, text};
 use backrank_eval::nnue::feature;
 use backrank_util::sigmoid;
 use shakmaty::{Board, Chess, Color, Piece, Position, Role, Square};
@@ -204,12 +204,6 @@ pub fn record_of(
     Some(if black { (-score, 2 - result_white, flags) } else { (score, result_white, flags) })
 }
 
-/// Whether `path` holds whole games (`backrank datagen`'s binary format,
-/// `.bin`, or PGN, `.pgn`) rather than text lines.
-pub fn is_game_file(path: &Path) -> bool {
-    matches!(path.extension().and_then(|e| e.to_str()), Some("bin" | "pgn"))
-}
-
 /// The positions of a file of whole games that `filter` keeps (the
 /// training-time filters: no check, no capture or promotion as the move
 /// played, no decided score, not among the first plies), at most `limit`.
@@ -221,14 +215,7 @@ pub fn load_games(
     limit: Option<usize>,
     log: &mut dyn Write,
 ) -> Result<Dataset, String> {
-    let err = |e: io::Error| format!("{}: {e}", path.display());
-    let games: Box<dyn Iterator<Item = Result<Game, String>>> =
-        if path.extension().and_then(|e| e.to_str()) == Some("pgn") {
-            let text = std::fs::read_to_string(path).map_err(err)?;
-            Box::new(pgn::parse_games(&text).into_iter())
-        } else {
-            Box::new(binary::GameReader::new(io::BufReader::new(File::open(path).map_err(err)?)))
-        };
+    let games = backrank_data::read_games(path)?;
     let mut data = Dataset::new();
     let mut features = Vec::with_capacity(MAX_PIECES);
     let max = limit.unwrap_or(usize::MAX);
@@ -514,7 +501,7 @@ pub fn load(
             break;
         }
         let start = std::time::Instant::now();
-        if is_game_file(path) {
+        if backrank_data::is_game_file(path) {
             let data = load_games(path, &Filter::default(), left, log)?;
             let _ = writeln!(
                 log,

@@ -23,6 +23,7 @@ use std::time::Instant;
 
 use backrank_eval::Tapered;
 use backrank_util::args::KeyValues;
+use shakmaty::Chess;
 
 use data::Dataset;
 use model::{Settings, current_weights, fit_k, loss, train};
@@ -134,16 +135,38 @@ fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap_or(path)
 }
 
+/// Every fourth position (plenty, and the fit stays quick) of the files
+/// `data` (comma-separated): text lines, or whole games (`.bin`, `.pgn`),
+/// whose decided and opening positions are left out.
+fn wdl_points(data: &str) -> Result<Vec<wdl::Point>, String> {
+    let mut points = Vec::new();
+    for path in data.split(',').map(std::path::Path::new) {
+        let mut samples: Vec<(Chess, f64, f64)> = Vec::new();
+        if backrank_data::is_game_file(path) {
+            let filter = backrank_data::Filter::default();
+            for game in backrank_data::read_games(path)?.map_while(Result::ok) {
+                samples.extend(
+                    game.samples()
+                        .filter(|s| filter.keeps(s))
+                        .map(|s| (s.position, f64::from(s.score), f64::from(s.outcome.white_score()))),
+                );
+            }
+        } else {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+            samples.extend(text.lines().filter_map(data::parse_line));
+        }
+        points.extend(samples.iter().step_by(4).map(|(pos, score, result)| wdl::Point {
+            score: *score,
+            material: wdl::material(pos),
+            result: *result,
+        }));
+    }
+    Ok(points)
+}
+
 /// `tune wdl <data>`: fits and prints the win/draw/loss model.
 fn fit_wdl(data: &str) -> Result<(), String> {
-    let text = std::fs::read_to_string(data).map_err(|e| format!("{data}: {e}"))?;
-    let points: Vec<wdl::Point> = text
-        .lines()
-        .filter_map(data::parse_line)
-        // Every fourth position is plenty, and keeps the fit quick.
-        .step_by(4)
-        .map(|(pos, score, result)| wdl::Point { score, material: wdl::material(&pos), result })
-        .collect();
+    let points = wdl_points(data)?;
     let start = [100.0, 0.0, 100.0, 0.0];
     println!("{} positions; cost {:.5} at the start", points.len(), wdl::cost(&start, &points));
     let params = wdl::fit(&points, start, 600);

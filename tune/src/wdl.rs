@@ -1,7 +1,7 @@
 //! Fits the win/draw/loss model behind `UCI_ShowWDL` (the model itself is
 //! `backrank_eval::wdl`) to game results. The four numbers maximise the likelihood
 //! of the results of `backrank datagen` positions (gradient ascent with
-//! Adam), and go into `engine/src/wdl.rs` by hand.
+//! Adam), and go into `backrank_eval::wdl::FITTED` by hand.
 
 use backrank_eval::wdl::{WdlParams, chances};
 use backrank_util::adam::Adam;

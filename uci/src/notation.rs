@@ -14,7 +14,9 @@ use std::fmt;
 
 use shakmaty::fen::Fen;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, File, Move, Position, PositionErrorKinds, Square};
+use shakmaty::{
+    CastlingMode, Chess, Color, EnPassantMode, File, Move, Position, PositionErrorKinds, Rank, Square,
+};
 
 /// Why a move text was not accepted. Its `Display` is meant for `info string`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,9 +129,52 @@ pub fn shredder_fen(pos: &Chess) -> String {
     fields.join(" ")
 }
 
+/// The `d` command's text: the board from White's side, both FENs and the
+/// checking pieces' squares, one line each.
+pub fn diagram(pos: &Chess) -> String {
+    use std::fmt::Write;
+    const RULE: &str = " +---+---+---+---+---+---+---+---+";
+    let mut text = String::from("\n");
+    for rank in Rank::ALL.into_iter().rev() {
+        text.push_str(RULE);
+        text.push_str("\n |");
+        for file in File::ALL {
+            let piece = pos.board().piece_at(Square::from_coords(file, rank));
+            let _ = write!(text, " {} |", piece.map_or(' ', |p| p.char()));
+        }
+        let _ = writeln!(text, " {}", rank.char());
+    }
+    let checkers: Vec<String> = pos.checkers().into_iter().map(|sq| sq.to_string()).collect();
+    let _ = write!(
+        text,
+        "{RULE}\n   a   b   c   d   e   f   g   h\n\nFen: {}\nShredder-FEN: {}\nCheckers: {}",
+        x_fen(pos),
+        shredder_fen(pos),
+        checkers.join(" ")
+    );
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn diagram_shows_board_fens_and_checkers() {
+        let pos = fen("4k3/8/8/8/8/8/4q3/R3K2R w KQ - 0 1");
+        let text = diagram(&pos);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "");
+        assert_eq!(lines[1], " +---+---+---+---+---+---+---+---+");
+        assert_eq!(lines[2], " |   |   |   |   | k |   |   |   | 8");
+        assert_eq!(lines[16], " | R |   |   |   | K |   |   | R | 1");
+        assert_eq!(lines[17], lines[1]);
+        assert_eq!(lines[18], "   a   b   c   d   e   f   g   h");
+        assert_eq!(lines[20], "Fen: 4k3/8/8/8/8/8/4q3/R3K2R w KQ - 0 1");
+        assert_eq!(lines[21], "Shredder-FEN: 4k3/8/8/8/8/8/4q3/R3K2R w HA - 0 1");
+        assert_eq!(lines[22], "Checkers: e2");
+        assert_eq!(lines.len(), 23);
+    }
 
     fn fen(text: &str) -> Chess {
         parse_fen(text).unwrap()
