@@ -13,13 +13,12 @@
 //! 4. losing captures and under-promotions.
 
 use crate::params::{CAPTURE_HISTORY_DIVISOR, CAPTURE_MVV_SCALE};
-use backrank_eval::piece_value;
 use std::mem::MaybeUninit;
 
 use shakmaty::{Chess, Move, MoveList, Position, Role};
 
 use crate::history::{Histories, Line};
-use crate::see::see_ge;
+use crate::see::{piece_value, see_ge};
 use crate::tt::is_packed;
 
 const GOOD_NOISY: i32 = 1 << 24;
@@ -175,6 +174,19 @@ impl<'a> MovePicker<'a> {
             };
             self.scores[i] = MaybeUninit::new(score);
         }
+    }
+
+    /// True when the move last handed out came from the stage of captures
+    /// and queen promotions that do not lose material: its exchange is
+    /// known to be at least even, with no need to evaluate it again.
+    pub fn last_was_good_noisy(&self) -> bool {
+        self.stage == Stage::GoodNoisy
+    }
+
+    /// True when the move last handed out is a losing capture or an
+    /// under-promotion (the last stage).
+    pub fn last_was_bad_noisy(&self) -> bool {
+        self.stage == Stage::BadNoisy
     }
 
     /// The score of the move at `i`.

@@ -8,15 +8,15 @@ use crate::movepick::{MovePicker, is_noisy};
 use crate::params::{
     EXTENSION_MAX_PLY, FP_BASE, FP_MARGIN, FP_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMR_HISTORY_DIVISOR,
     LMR_MIN_DEPTH, LMR_MIN_MOVES, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR,
-    NMP_EVAL_MAX_REDUCTION, NMP_MIN_DEPTH, RAZOR_BASE, RAZOR_MARGIN, RAZOR_MAX_DEPTH, RFP_MARGIN,
-    RFP_MAX_DEPTH, SE_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_MARGIN, SEE_NOISY_MARGIN, SEE_PRUNE_MAX_DEPTH,
-    SEE_QUIET_MARGIN, TB_DEPTH_BONUS, lmp_limit, lmr_reduction,
+    NMP_EVAL_MAX_REDUCTION, NMP_MIN_DEPTH, QS_DELTA_MARGIN, RAZOR_BASE, RAZOR_MARGIN, RAZOR_MAX_DEPTH,
+    RFP_MARGIN, RFP_MAX_DEPTH, SE_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_MARGIN, SEE_NOISY_MARGIN,
+    SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, TB_DEPTH_BONUS, lmp_limit, lmr_reduction,
 };
 use crate::position::{
     has_non_pawn_material, is_insufficient_material, key_after, key_of, null_move, null_move_key,
 };
 use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_decisive, mated_in};
-use crate::see::see_ge;
+use crate::see::{piece_value, see_ge};
 use crate::tablebase::wdl_score;
 use crate::tt::{Bound, TtEntry, is_packed, pack_move};
 use shakmaty_syzygy::Wdl;
@@ -162,10 +162,13 @@ impl Worker {
         };
         self.stack[ply].static_eval = if in_check { EVAL_NONE } else { static_eval };
         // A stored search result bounds the position better than the
-        // static evaluation does, where its bound points the right way.
+        // static evaluation does, where its bound points the right way;
+        // not in a singular test, whose stored result is the excluded
+        // move's own.
         let eval = match tt_hit {
             Some(hit)
                 if !in_check
+                    && excluded.is_none()
                     && !is_decisive(hit.score)
                     && tt_cutoff(hit.bound, hit.score, static_eval, static_eval + 1) =>
             {
@@ -276,7 +279,9 @@ impl Worker {
                 // material in the exchange on its square (more for
                 // captures, as depth grows) is not worth a search.
                 // No SPRT of its own: part of 7630fbb's toolkit (step 2).
-                if depth <= SEE_PRUNE_MAX_DEPTH.get() {
+                // A capture of the picker's good stage has passed a stricter
+                // test already (an exchange at least even).
+                if depth <= SEE_PRUNE_MAX_DEPTH.get() && !(is_noisy(m) && picker.last_was_good_noisy()) {
                     let threshold = if is_noisy(m) {
                         -SEE_NOISY_MARGIN.get() * depth * depth
                     } else {
@@ -524,10 +529,26 @@ impl Worker {
         let mut picker = MovePicker::new(pos, moves, tt_move, line);
         let mut best_move = None;
         while let Some(m) = picker.next(&self.histories) {
-            // Step Q2. Losing captures are not worth resolving (see step 1
-            // for its measurement): the stand-pat score is already better.
-            if !in_check && !see_ge(pos, m, 0) {
-                continue;
+            if !in_check {
+                // Step Q2. Losing captures are not worth resolving (see step
+                // 1 for its measurement): the stand-pat score is already
+                // better. The picker hands them (and under-promotions) out
+                // last, so the loop ends there; only the table move, which
+                // the picker does not sort, needs its exchange tested here.
+                if picker.last_was_bad_noisy() {
+                    break;
+                }
+                if !picker.last_was_good_noisy() && !see_ge(pos, m, 0) {
+                    continue;
+                }
+                // Step Q3. Delta pruning: a capture whose victim, with a
+                // margin for the positional swing, cannot lift the static
+                // evaluation to alpha is not searched. Sound in the sense
+                // of stand pat: the side to move keeps its static score.
+                let gain = m.capture().map_or(0, piece_value);
+                if m.promotion().is_none() && static_eval + gain + QS_DELTA_MARGIN.get() <= alpha {
+                    continue;
+                }
             }
             let (child, child_key) = play(shared, pos, key, m);
             self.stack[ply + 1] = PlyState::reached_by(Some(piece_to(line.side, m)), false);

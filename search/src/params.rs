@@ -128,6 +128,9 @@ tunables! {
     SEE_PRUNE_MAX_DEPTH = 8, 3..=12;
     SEE_QUIET_MARGIN = 60, 20..=150;
     SEE_NOISY_MARGIN = 20, 5..=60;
+    /// Quiescence delta pruning: a capture is skipped when the static
+    /// evaluation plus its victim plus this margin stays at or below alpha.
+    QS_DELTA_MARGIN = 200, 50..=500;
     /// Futility pruning: deepest node, and the margin base + per ply of depth.
     FP_MAX_DEPTH = 6, 3..=10;
     FP_BASE = 100, 30..=250;

@@ -5,8 +5,9 @@
 
 use shakmaty::{Bitboard, Chess, Move, Position, Role};
 
-/// Piece values for exchanges (the king is never captured).
-const fn value(role: Role) -> i32 {
+/// The search's piece values, in centipawns: for exchanges, capture
+/// ordering and delta pruning (the king is never captured).
+pub const fn piece_value(role: Role) -> i32 {
     match role {
         Role::Pawn => 100,
         Role::Knight | Role::Bishop => 320,
@@ -23,14 +24,14 @@ pub fn see_ge(pos: &Chess, m: Move, threshold: i32) -> bool {
     if matches!(m, Move::Castle { .. }) {
         return 0 >= threshold;
     }
-    let promotion_gain = m.promotion().map_or(0, |role| value(role) - value(Role::Pawn));
+    let promotion_gain = m.promotion().map_or(0, |role| piece_value(role) - piece_value(Role::Pawn));
     // What we win if the opponent does not recapture.
-    let mut swap = m.capture().map_or(0, value) + promotion_gain - threshold;
+    let mut swap = m.capture().map_or(0, piece_value) + promotion_gain - threshold;
     if swap < 0 {
         return false;
     }
     // What we stand to lose: the piece now on `to`.
-    swap = value(m.promotion().unwrap_or(m.role())) - swap;
+    swap = piece_value(m.promotion().unwrap_or(m.role())) - swap;
     if swap <= 0 {
         return true;
     }
@@ -61,7 +62,7 @@ pub fn see_ge(pos: &Chess, m: Move, threshold: i32) -> bool {
             }
             break;
         }
-        swap = value(role) - swap;
+        swap = piece_value(role) - swap;
         if swap < i32::from(result) {
             break;
         }
