@@ -124,7 +124,7 @@ impl std::fmt::Display for Trace {
 /// The evaluation's own value of a piece in centipawns (its middlegame
 /// material weight); 0 for the king.
 #[inline]
-pub fn piece_value(role: Role) -> i32 {
+pub(crate) fn piece_value(role: Role) -> i32 {
     WEIGHTS.material.get(role as usize - 1).map_or(0, |value| value.mg)
 }
 

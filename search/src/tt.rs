@@ -288,10 +288,17 @@ impl TranspositionTable {
         Ok(bytes)
     }
 
+    /// `key`'s own entry in its bucket, with its data word.
+    fn find(entries: &[Entry], key: u64) -> Option<(&Entry, u64)> {
+        entries.iter().find_map(|entry| {
+            let (data, k) = entry.load();
+            (k == key && data != 0).then_some((entry, data))
+        })
+    }
+
     /// Looks `key` up; `ply` converts mate scores to this node's distance.
     pub fn probe(&self, key: u64, ply: usize) -> Option<TtEntry> {
-        let (data, _) =
-            self.bucket(key).entries.iter().map(Entry::load).find(|&(data, k)| k == key && data != 0)?;
+        let (_, data) = Self::find(&self.bucket(key).entries, key)?;
         let bound = match (data >> 56) & 3 {
             1 => Bound::Upper,
             2 => Bound::Lower,
@@ -313,13 +320,8 @@ impl TranspositionTable {
         let TtEntry { packed_move, score, static_eval, depth, bound } = entry;
         let age = self.age();
         let entries = &self.bucket(key).entries;
-        let own = entries.iter().find(|entry| {
-            let (data, k) = entry.load();
-            k == key && data != 0
-        });
-        let (slot, packed_move) = match own {
-            Some(slot) => {
-                let old = slot.data.load(Ordering::Relaxed);
+        let (slot, packed_move) = match Self::find(entries, key) {
+            Some((slot, old)) => {
                 let keep = age_of(old) == age
                     && bound != Bound::Exact
                     && depth + TT_REPLACE_DEPTH_MARGIN.get() < depth_of(old);
