@@ -60,7 +60,9 @@ enum Stage {
 pub struct MovePicker<'a> {
     pos: &'a Chess,
     line: Line,
-    moves: MoveList,
+    /// The node's own list, reordered in place (borrowed, not moved: a
+    /// list is over a kilobyte).
+    moves: &'a mut MoveList,
     /// Scores of the moves; each stage writes those of its part before it
     /// reads them (see [`MovePicker::score`]).
     scores: [MaybeUninit<i32>; 256],
@@ -75,7 +77,7 @@ pub struct MovePicker<'a> {
 impl<'a> MovePicker<'a> {
     /// A picker over `moves` of `pos`, the node `line`, whose table move
     /// is `tt_move` (0 for none).
-    pub fn new(pos: &'a Chess, mut moves: MoveList, tt_move: u16, line: Line) -> Self {
+    pub fn new(pos: &'a Chess, moves: &'a mut MoveList, tt_move: u16, line: Line) -> Self {
         let mut start = 0;
         if let Some(i) = moves.iter().position(|&m| is_packed(m, tt_move)) {
             moves.swap(0, i);
@@ -232,7 +234,8 @@ mod tests {
 
     fn picked(pos: &Chess, tt_move: u16, histories: &Histories) -> Vec<Move> {
         let line = Line { side: pos.turn(), ply: 0, previous: [None, None] };
-        let mut picker = MovePicker::new(pos, pos.legal_moves(), tt_move, line);
+        let mut moves = pos.legal_moves();
+        let mut picker = MovePicker::new(pos, &mut moves, tt_move, line);
         std::iter::from_fn(|| picker.next(histories)).collect()
     }
 

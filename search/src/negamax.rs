@@ -249,7 +249,7 @@ impl Worker {
         let mut quiets_tried = MoveList::new();
         let mut noisy_tried = MoveList::new();
 
-        let mut picker = MovePicker::new(pos, moves, tt_move, line);
+        let mut picker = MovePicker::new(pos, &mut moves, tt_move, line);
         let mut next_index = 0;
         while let Some(m) = picker.next(&self.histories) {
             let index = next_index;
@@ -526,7 +526,7 @@ impl Worker {
         }
         let tt_move = tt_hit.map_or(0, |hit| hit.packed_move);
         let line = self.line(pos.turn(), ply);
-        let mut picker = MovePicker::new(pos, moves, tt_move, line);
+        let mut picker = MovePicker::new(pos, &mut moves, tt_move, line);
         let mut best_move = None;
         while let Some(m) = picker.next(&self.histories) {
             if !in_check {
