@@ -3,6 +3,7 @@
 
 mod common;
 
+use backrank_util::scratch::ScratchDir;
 use common::{Engine, SLOW};
 
 /// The `Final evaluation` of the current position.
@@ -12,10 +13,8 @@ fn final_evaluation(engine: &mut Engine) -> i32 {
     line.split_whitespace().nth(2).and_then(|n| n.parse().ok()).unwrap_or_else(|| engine.fail(&line))
 }
 
-/// Writes `bytes` to a fresh file and returns its path.
-fn temp_file(name: &str, bytes: &[u8]) -> String {
-    let dir = std::env::temp_dir().join(format!("backrank-nnue-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// Writes `bytes` to the file `name` in `dir` and returns its path.
+fn temp_file(dir: &ScratchDir, name: &str, bytes: &[u8]) -> String {
     let path = dir.join(name);
     std::fs::write(&path, bytes).unwrap();
     path.to_string_lossy().into_owned()
@@ -26,6 +25,7 @@ const EMBEDDED: &[u8] = include_bytes!("../nets/default.nnue");
 #[test]
 fn bad_eval_files_are_refused_and_play_goes_on() {
     let _cpu = common::shared_cpu();
+    let dir = ScratchDir::new("nnue-bad-files");
     let mut engine = Engine::ready();
     engine.send("position fen bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
     let before = final_evaluation(&mut engine);
@@ -34,8 +34,8 @@ fn bad_eval_files_are_refused_and_play_goes_on() {
     let truncated = &EMBEDDED[..EMBEDDED.len() / 2];
     for path in [
         "/no/such/net.nnue".to_string(),
-        temp_file("truncated.nnue", truncated),
-        temp_file("header.nnue", &wrong_header),
+        temp_file(&dir, "truncated.nnue", truncated),
+        temp_file(&dir, "header.nnue", &wrong_header),
     ] {
         engine.send(&format!("setoption name EvalFile value {path}"));
         let line = engine.expect_line(|l| l.starts_with("info string EvalFile"), SLOW);
@@ -49,6 +49,7 @@ fn bad_eval_files_are_refused_and_play_goes_on() {
 #[test]
 fn eval_file_loads_a_network_and_empty_goes_back() {
     let _cpu = common::shared_cpu();
+    let dir = ScratchDir::new("nnue-load");
     let mut engine = Engine::ready();
     engine.send("position startpos moves e2e4 c7c5 g1f3");
     let embedded = final_evaluation(&mut engine);
@@ -60,7 +61,7 @@ fn eval_file_loads_a_network_and_empty_goes_back() {
             + 200 * backrank_eval::nnue::QA * backrank_eval::nnue::QB / net.scale as i32,
         ..net
     };
-    let path = temp_file("shifted.nnue", &shifted.to_bytes());
+    let path = temp_file(&dir, "shifted.nnue", &shifted.to_bytes());
     engine.send(&format!("setoption name EvalFile value {path}"));
     let line = engine.expect_line(|l| l.starts_with("info string EvalFile"), SLOW);
     assert!(line.contains("loaded shifted.nnue"), "{line}");

@@ -10,6 +10,8 @@
 //!   best-move stability, score drop and node share);
 //! * [`tt`]: the transposition table;
 //! * `history`: killers and history heuristics;
+//! * `movegen`: the captures and promotions quiescence searches, generated
+//!   directly;
 //! * `movepick`: move ordering;
 //! * `negamax`: alpha-beta and quiescence;
 //! * `worker`: one thread's state and its iterative deepening;
@@ -23,6 +25,7 @@
 
 mod history;
 pub mod limits;
+mod movegen;
 mod movepick;
 mod negamax;
 pub mod params;

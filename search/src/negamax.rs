@@ -4,6 +4,7 @@
 use shakmaty::{Chess, Move, MoveList, Position};
 
 use crate::history::{Line, bonus, piece_to};
+use crate::movegen::quiescence_moves;
 use crate::movepick::{MovePicker, is_noisy};
 use crate::params::{
     EXTENSION_MAX_PLY, FP_BASE, FP_MARGIN, FP_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMR_HISTORY_DIVISOR,
@@ -517,12 +518,11 @@ impl Worker {
             best_score = static_eval;
         }
 
-        let mut moves = pos.legal_moves();
+        // Out of check, only captures and queen promotions, generated
+        // directly; in check, every evasion.
+        let mut moves = if in_check { pos.legal_moves() } else { quiescence_moves(pos) };
         if in_check && moves.is_empty() {
             return mated_in(ply);
-        }
-        if !in_check {
-            moves.retain(|m| m.is_capture() || m.promotion() == Some(shakmaty::Role::Queen));
         }
         let tt_move = tt_hit.map_or(0, |hit| hit.packed_move);
         let line = self.line(pos.turn(), ply);

@@ -26,15 +26,13 @@ const STARTS: [&str; 4] = [
     "1r2k1r1/pbppnp1p/1b3P2/8/Q7/B1PB1q2/P4PPP/3RK1R1 w GDgb - 0 1",
 ];
 
-/// An empty scratch folder for one test.
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("backrank-train-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// An empty scratch folder for one test, removed when the test ends.
+fn temp_dir(name: &str) -> ScratchDir {
+    ScratchDir::new(&format!("train-{name}"))
 }
 
 use backrank_util::position;
+use backrank_util::scratch::ScratchDir;
 
 /// The made-up label: material and pawn advancement, White's view.
 fn label(board: &Board) -> i32 {

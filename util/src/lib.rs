@@ -1,11 +1,13 @@
 //! Small helpers that several Backrank crates need, each in one place: a
 //! seedable RNG ([`rng`]), `key value` command-line arguments ([`args`]),
 //! the Adam optimiser ([`adam`]), the logistic function ([`sigmoid`]) and
-//! a Chess960 FEN reader for tests ([`position`]).
+//! a Chess960 FEN reader ([`position`]) and scratch folders ([`scratch`])
+//! for tests.
 
 pub mod adam;
 pub mod args;
 pub mod rng;
+pub mod scratch;
 
 /// The position of a FEN, read in Chess960 mode (castling as Backrank
 /// keeps it everywhere). Panics on a bad FEN: for tests and fixed tables.
