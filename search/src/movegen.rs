@@ -5,7 +5,7 @@
 //! the same order, so the search (and `bench`) does not change; the
 //! test below checks that over random Chess960, DFRC and classical games.
 
-use shakmaty::{Bitboard, Chess, Move, MoveList, Position, Role, Square, attacks};
+use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role, Square, attacks};
 
 const FILE_A: u64 = 0x0101_0101_0101_0101;
 const FILE_H: u64 = FILE_A << 7;
@@ -14,8 +14,8 @@ const FILE_H: u64 = FILE_A << 7;
 /// (en passant and capturing promotions to any piece included) and the
 /// quiet promotions to a queen, in `legal_moves()`'s order: en passant,
 /// pawn captures towards the a-file then the h-file, quiet queen
-/// promotions, then knight, bishop, rook, queen and king captures. The side to move must not be in check (evasions come from
-/// `legal_moves()`).
+/// promotions, then knight, bishop, rook, queen and king captures. The
+/// side to move must not be in check (evasions come from `legal_moves()`).
 pub(crate) fn quiescence_moves(pos: &Chess) -> MoveList {
     debug_assert!(!pos.is_check());
     let board = pos.board();
@@ -28,8 +28,8 @@ pub(crate) fn quiescence_moves(pos: &Chess) -> MoveList {
     let mut moves = pos.en_passant_moves();
     let pawns = pos.our(Role::Pawn).0;
     let (towards_a, towards_h, push) = match turn {
-        shakmaty::Color::White => (((pawns & !FILE_A) << 7, 7), ((pawns & !FILE_H) << 9, 9), 8),
-        shakmaty::Color::Black => (((pawns & !FILE_A) >> 9, -9), ((pawns & !FILE_H) >> 7, -7), -8),
+        Color::White => (((pawns & !FILE_A) << 7, 7), ((pawns & !FILE_H) << 9, 9), 8),
+        Color::Black => (((pawns & !FILE_A) >> 9, -9), ((pawns & !FILE_H) >> 7, -7), -8),
     };
     for (targets, offset) in [towards_a, towards_h] {
         let captures = Bitboard(targets) & them;
@@ -48,8 +48,8 @@ pub(crate) fn quiescence_moves(pos: &Chess) -> MoveList {
         for to in captures & Bitboard::BACKRANKS {
             let from = from_offset(to, offset);
             if legal(from, to) {
+                let capture = board.role_at(to);
                 for promotion in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight] {
-                    let capture = board.role_at(to);
                     moves.push(Move::Normal {
                         role: Role::Pawn,
                         from,
