@@ -6,9 +6,10 @@ use std::time::{Duration, Instant};
 use shakmaty::Move;
 
 use crate::params::{
-    DEFAULT_MOVES_TO_GO, HARD_MAX_LAST_MOVE_PCT, HARD_MAX_PCT, HARD_PER_SOFT, INCREMENT_SHARE_PCT,
-    NEW_ITERATION_PCT, NODE_SHARE_BASE_PCT, NODE_SHARE_MAX_PCT, NODE_SHARE_MIN_PCT, SCORE_DROP_MAX_PCT,
-    SOFT_MAX_LAST_MOVE_PCT, SOFT_MAX_PCT, SOFT_SCALE_MAX_PCT, SOFT_SCALE_MIN_PCT, STABILITY_SCALE_PCT,
+    CLOCK_RESERVE_INCREMENTS, DEFAULT_MOVES_TO_GO, HARD_MAX_LAST_MOVE_PCT, HARD_MAX_PCT, HARD_PER_SOFT,
+    INCREMENT_SHARE_PCT, NEW_ITERATION_PCT, NODE_SHARE_BASE_PCT, NODE_SHARE_MAX_PCT, NODE_SHARE_MIN_PCT,
+    SCORE_DROP_MAX_PCT, SOFT_MAX_LAST_MOVE_PCT, SOFT_MAX_PCT, SOFT_SCALE_MAX_PCT, SOFT_SCALE_MIN_PCT,
+    STABILITY_SCALE_PCT,
 };
 use crate::score::MAX_PLY;
 
@@ -88,11 +89,12 @@ impl TimeManager {
         } else {
             (SOFT_MAX_PCT, HARD_MAX_PCT)
         };
-        let hard = (left / moves_to_go + increment * INCREMENT_SHARE_PCT / 100) * HARD_PER_SOFT;
-        let hard = hard.min(left * hard_max / 100).max(1);
-        let soft = (left / moves_to_go + increment * INCREMENT_SHARE_PCT / 100)
-            .min(left * soft_max / 100)
-            .clamp(1, hard);
+        // The increment is spent only from a clock that holds a reserve.
+        let reserve = (increment * CLOCK_RESERVE_INCREMENTS).max(1);
+        let increment_share = increment * INCREMENT_SHARE_PCT / 100 * left.min(reserve) / reserve;
+        let per_move = left / moves_to_go + increment_share;
+        let hard = (per_move * HARD_PER_SOFT).min(left * hard_max / 100).max(1);
+        let soft = per_move.min(left * soft_max / 100).clamp(1, hard);
         TimeManager { soft: Some(ms(soft)), hard: Some(ms(hard)) }
     }
 
@@ -156,6 +158,23 @@ mod tests {
             }
             assert!(soft.as_millis() > 0);
         }
+    }
+
+    #[test]
+    fn a_low_clock_climbs_back_from_the_increment() {
+        // Spend the whole soft target every move at 1+0.01: the clock must
+        // settle well above a single stall of a loaded machine.
+        let (mut time, inc) = (1_000i64, 10);
+        let mut lowest = time;
+        for _ in 0..300 {
+            let tm = TimeManager::new(&clock(time, inc, None), 10);
+            time += inc - tm.soft.unwrap().as_millis() as i64;
+            lowest = lowest.min(time);
+        }
+        assert!(lowest >= 100, "the clock fell to {lowest} ms");
+        // With a healthy clock the increment is spent as before.
+        let healthy = TimeManager::new(&clock(10_000, 100, None), 10);
+        assert_eq!(healthy.soft, Some(Duration::from_millis((10_000 - 10) / 25 + 75)));
     }
 
     #[test]

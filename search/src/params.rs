@@ -185,8 +185,13 @@ pub fn tunable(name: &str) -> Option<Tunable> {
 
 /// Time management: moves assumed left in sudden death.
 pub const DEFAULT_MOVES_TO_GO: i64 = 25;
-/// Share of the increment spent on this move, in percent.
+/// Share of the increment spent on this move, in percent...
 pub const INCREMENT_SHARE_PCT: i64 = 75;
+/// ...once the clock holds this many increments; below it the share shrinks
+/// in proportion, so that a low clock climbs back from the increment and one
+/// stall of the machine or the GUI (tens of milliseconds on a loaded box)
+/// does not flag. Without it, 1+0.01 games settled at 20-40 ms.
+pub const CLOCK_RESERVE_INCREMENTS: i64 = 20;
 /// The soft target never exceeds this share of the clock, in percent, so
 /// that a low clock rebuilds itself from the increment...
 pub const SOFT_MAX_PCT: i64 = 25;
