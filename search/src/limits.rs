@@ -174,7 +174,8 @@ mod tests {
         assert!(lowest >= 100, "the clock fell to {lowest} ms");
         // With a healthy clock the increment is spent as before.
         let healthy = TimeManager::new(&clock(10_000, 100, None), 10);
-        assert_eq!(healthy.soft, Some(Duration::from_millis((10_000 - 10) / 25 + 75)));
+        let expected = (10_000 - 10) / DEFAULT_MOVES_TO_GO + 100 * INCREMENT_SHARE_PCT / 100;
+        assert_eq!(healthy.soft, Some(Duration::from_millis(expected as u64)));
     }
 
     #[test]
