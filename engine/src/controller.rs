@@ -147,7 +147,11 @@ impl Controller {
                 Ok(None) => {}
                 Err(e) => say(format!("{e}; ignored")),
             },
-            Command::UciNewGame => self.engine.new_game(),
+            Command::UciNewGame => {
+                if self.idle("ucinewgame") {
+                    self.engine.new_game();
+                }
+            }
             Command::Position { start, moves } => match self.engine.set_position(&start, &moves) {
                 Ok(warning) => warning.into_iter().for_each(say),
                 Err(e) => say(format!("{e}; keeping the previous position")),
@@ -159,7 +163,9 @@ impl Controller {
             Command::Display => self.display(),
             Command::Eval => self.eval(),
             Command::Bench(depth) => {
-                self.engine.wait();
+                if !self.idle("bench") {
+                    return;
+                }
                 if let Err(e) =
                     crate::bench::run(&mut self.engine, depth.unwrap_or(crate::bench::DEFAULT_DEPTH), send)
                 {
@@ -167,7 +173,7 @@ impl Controller {
                 }
             }
             Command::GenFens { count, seed, book } => {
-                match crate::genfens::openings(count, seed, book.as_deref()) {
+                match self.engine.genfens(count, seed, book.as_deref()) {
                     Ok(fens) => fens.iter().for_each(|fen| say(format!("genfens {fen}"))),
                     Err(e) => say(format!("genfens: {e}")),
                 }
@@ -178,7 +184,9 @@ impl Controller {
     fn go(&mut self, go: GoLimits) {
         let chess960 = self.engine.settings().chess960;
         if let Some(depth) = go.perft {
-            self.engine.perft(depth).iter().for_each(|line| send(line));
+            if self.idle("go perft") {
+                self.engine.perft(depth).iter().for_each(|line| send(line));
+            }
             return;
         }
         let wdl_root = self.engine.settings().show_wdl.then(|| self.engine.position().clone());
@@ -191,19 +199,39 @@ impl Controller {
         }
     }
 
+    /// Whether the engine is idle for `what`, or made so by joining a
+    /// search that was stopped; if a search runs on, says that `what` is
+    /// ignored (so that no command waits on a search the GUI may never stop).
+    fn idle(&mut self, what: &str) -> bool {
+        match self.engine.when_idle(what) {
+            Ok(()) => true,
+            Err(e) => {
+                say(format!("{e}; ignored"));
+                false
+            }
+        }
+    }
+
     fn display(&self) {
         backrank_uci::notation::diagram(self.engine.position()).lines().for_each(send);
     }
 
-    /// `eval`: the hand-crafted terms (kept for reference), then the
-    /// network's evaluation, which is what the search uses.
+    /// `eval`: the network's view of the position: what each piece is
+    /// worth to it, then its evaluation, which is what the search uses.
+    /// It reads the engine's own copy of the network, so it answers at once
+    /// during a search too.
     fn eval(&self) {
         let pos = self.engine.position();
-        backrank_eval::trace(pos).to_string().lines().for_each(send);
-        send("");
         let net = self.engine.network();
+        let values = net.piece_values(pos.board(), pos.turn());
+        send("NNUE derived piece values (pawns, White's view; the evaluation less that without the piece):");
+        backrank_uci::notation::value_diagram(pos, &values).lines().for_each(send);
+        send("");
+        let score = net.evaluate_board(pos.board(), pos.turn());
+        let white = if pos.turn() == shakmaty::Color::White { score } else { -score };
         send(&format!("NNUE network: {}", net.name));
-        send(&format!("Final evaluation: {} (side to move)", net.evaluate_board(pos.board(), pos.turn())));
+        send(&format!("NNUE evaluation: {:+.2} (White's view)", f64::from(white) / 100.0));
+        send(&format!("Final evaluation: {score} (side to move)"));
     }
 }
 

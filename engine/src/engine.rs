@@ -51,8 +51,16 @@ pub enum Event<'a> {
 }
 
 /// A session's engine.
+///
+/// Its searches run on a [`SearchThread`], a layer over the search crate's
+/// own threads: [`Search::go`] searches on the thread that calls it (as
+/// `bench`, `datagen` and [`Engine::think`] want), and the session needs
+/// it to run elsewhere so that its input loop stays free.
 pub struct Engine {
     search: Arc<Mutex<Search>>,
+    /// The network the search evaluates with, kept here too so that `eval`
+    /// reads it without the search's lock, which a running `go` holds.
+    network: Arc<nnue::Network>,
     signals: Arc<Signals>,
     game: Game,
     pub(crate) settings: Settings,
@@ -75,6 +83,7 @@ impl Engine {
         let mut engine = Engine {
             searcher: SearchThread::start(Arc::clone(&search)).expect("cannot start the search thread"),
             search,
+            network: nnue::embedded(),
             signals: Arc::new(Signals::default()),
             game: Game::default(),
             settings: Settings::default(),
@@ -113,13 +122,21 @@ impl Engine {
         let option = options::find(name).ok_or_else(|| format!("unknown option '{name}'"))?;
         let value = option.spec.parse_value(value).map_err(|e| e.to_string())?;
         if option.needs_idle {
-            if self.is_searching() {
-                return Err(format!("cannot set '{}' while searching", option.spec.name));
-            }
-            // Joins a search that has already answered.
-            self.wait();
+            self.when_idle(option.spec.name)?;
         }
         Ok((option.apply)(self, &value))
+    }
+
+    /// Readies the engine for something that needs the search idle
+    /// (`what`, named in the error): joins a search that has answered or
+    /// that has been told to stop, and refuses while one runs on, since
+    /// waiting for it would stall every command behind this one.
+    pub fn when_idle(&mut self, what: &str) -> Result<(), String> {
+        if self.is_searching() && !self.signals.is_stopped() {
+            return Err(format!("{what}: not while searching (send stop first)"));
+        }
+        self.wait();
+        Ok(())
     }
 
     /// `Hash`: a new table; a size that cannot be had keeps the old one.
@@ -130,24 +147,26 @@ impl Engine {
     /// `EvalFile`: loads a network (empty: the embedded one); a file that
     /// cannot be used leaves the current network in place.
     pub(crate) fn load_network(&mut self, path: &str) -> Option<String> {
-        if path.is_empty() {
-            let changed = self.network().name != "embedded";
-            self.search().set_network(nnue::embedded());
-            return changed.then(|| "EvalFile: using the embedded network".to_string());
-        }
-        Some(match nnue::Network::load(path) {
-            Ok(net) => {
-                let text = format!("EvalFile: loaded {}", net.name);
-                self.search().set_network(Arc::new(net));
-                text
+        let (network, text) = if path.is_empty() {
+            let changed = self.network.name != "embedded";
+            (nnue::embedded(), changed.then(|| "EvalFile: using the embedded network".to_string()))
+        } else {
+            match nnue::Network::load(path) {
+                Ok(net) => {
+                    let text = format!("EvalFile: loaded {}", net.name);
+                    (Arc::new(net), Some(text))
+                }
+                Err(e) => return Some(format!("EvalFile: {e}; keeping {}", self.network.name)),
             }
-            Err(e) => format!("EvalFile: {e}; keeping {}", self.network().name),
-        })
+        };
+        self.search().set_network(Arc::clone(&network));
+        self.network = network;
+        text
     }
 
-    /// The network the search evaluates with.
-    pub fn network(&self) -> Arc<nnue::Network> {
-        Arc::clone(self.search().network())
+    /// The network the search evaluates with (never waits for a search).
+    pub fn network(&self) -> &nnue::Network {
+        &self.network
     }
 
     /// `SyzygyPath`: loads the tables and says, in one line, what was found.

@@ -155,9 +155,70 @@ pub fn diagram(pos: &Chess) -> String {
     text
 }
 
+/// The board with what each piece is worth (centipawns from White's
+/// view, by square; `None` for empty squares and kings), in pawns, as the
+/// `eval` command shows it.
+pub fn value_diagram(pos: &Chess, values: &[Option<i32>; 64]) -> String {
+    use std::fmt::Write;
+    const RULE: &str = "+-------+-------+-------+-------+-------+-------+-------+-------+";
+    let mut text = format!("{RULE}\n");
+    for rank in Rank::ALL.into_iter().rev() {
+        let squares = File::ALL.map(|file| Square::from_coords(file, rank));
+        text.push('|');
+        for square in squares {
+            let piece = pos.board().piece_at(square).map_or(' ', |p| p.char());
+            let _ = write!(text, "   {piece}   |");
+        }
+        text.push_str("\n|");
+        for square in squares {
+            match values[square as usize] {
+                Some(cp) => {
+                    let _ = write!(text, " {:>5} |", pawns_in_five(cp));
+                }
+                None => text.push_str("       |"),
+            }
+        }
+        let _ = writeln!(text, " {}\n{RULE}", rank.char());
+    }
+    text.push_str("    a       b       c       d       e       f       g       h");
+    text
+}
+
+/// Centipawns as signed pawns in at most five characters: two decimals
+/// below ten pawns, one below a hundred, none beyond.
+fn pawns_in_five(cp: i32) -> String {
+    let pawns = f64::from(cp) / 100.0;
+    match cp.unsigned_abs() {
+        0..995 => format!("{pawns:+.2}"),
+        995..9995 => format!("{pawns:+.1}"),
+        _ => format!("{pawns:+.0}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn value_diagram_puts_each_value_under_its_piece() {
+        let pos = fen("4k3/8/8/8/8/8/4q3/R3K2R w KQ - 0 1");
+        let mut values = [None; 64];
+        values[Square::E2 as usize] = Some(-912);
+        values[Square::A1 as usize] = Some(487);
+        values[Square::H1 as usize] = Some(5);
+        let text = value_diagram(&pos, &values);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 8 * 3 + 2);
+        assert_eq!(lines[0], lines[3]);
+        assert_eq!(lines[1], "|       |       |       |       |   k   |       |       |       |");
+        assert_eq!(lines[2], "|       |       |       |       |       |       |       |       | 8");
+        assert_eq!(lines[19], "|       |       |       |       |   q   |       |       |       |");
+        assert_eq!(lines[20], "|       |       |       |       | -9.12 |       |       |       | 2");
+        assert_eq!(lines[23], "| +4.87 |       |       |       |       |       |       | +0.05 | 1");
+        assert!(lines[25].starts_with("    a       b"));
+        let widths = [-1021, 1048, 99_999, -4, 994, 995].map(pawns_in_five);
+        assert_eq!(widths, ["-10.2", "+10.5", "+1000", "-0.04", "+9.94", "+9.9"].map(String::from));
+    }
 
     #[test]
     fn diagram_shows_board_fens_and_checkers() {

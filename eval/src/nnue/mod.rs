@@ -141,12 +141,30 @@ impl Network {
             Color::Black => self.output(&black, &white),
         }
     }
+
+    /// What each piece but the kings is worth to the network: the
+    /// evaluation from White's view less that of the same board without the
+    /// piece (the side to move kept), by square (`None`: empty or a king).
+    pub fn piece_values(&self, board: &Board, turn: Color) -> [Option<i32>; 64] {
+        let white_view = |board: &Board| match turn {
+            Color::White => self.evaluate_board(board, turn),
+            Color::Black => -self.evaluate_board(board, turn),
+        };
+        let whole = white_view(board);
+        let mut values = [None; 64];
+        for square in board.occupied() & !board.kings() {
+            let mut without = board.clone();
+            without.discard_piece_at(square);
+            values[square as usize] = Some(whole - white_view(&without));
+        }
+        values
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::Position;
+    use shakmaty::{Chess, Position};
 
     use backrank_util::position;
 
@@ -186,6 +204,24 @@ mod tests {
                 "{fen}"
             );
         }
+    }
+
+    #[test]
+    fn piece_values_are_signed_by_colour_and_ranked_by_role() {
+        let net = embedded();
+        let pos = Chess::default();
+        let values = net.piece_values(pos.board(), pos.turn());
+        let value = |sq: Square| values[sq as usize].expect("a piece");
+        assert!(values[Square::E1 as usize].is_none() && values[Square::E4 as usize].is_none());
+        // White's pieces add, Black's subtract; the start is symmetric, so
+        // a piece and its mirror image differ only in the tempo's share.
+        for square in pos.board().white() & !pos.board().kings() {
+            let (own, mirrored) = (value(square), value(square.flip_vertical()));
+            assert!(own > 0 && mirrored < 0, "{square}: {own} {mirrored}");
+            assert!((own + mirrored).abs() < own / 2 + 30, "{square}: {own} {mirrored}");
+        }
+        assert!(value(Square::D1) > value(Square::A1) && value(Square::A1) > value(Square::B1));
+        assert!(value(Square::B1) > value(Square::E2));
     }
 
     #[test]
