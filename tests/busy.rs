@@ -1,7 +1,8 @@
-//! Commands sent while a search runs: none may stall the input loop. Each
-//! is answered at once, or said to be ignored in one `info string` when it
-//! needs an idle engine, and `stop` then still ends the search with one
-//! `bestmove` per `go`.
+//! The engine answers at once. Commands sent while a search runs may not
+//! stall the input loop: each is answered at once, or said to be ignored in
+//! one `info string` when it needs an idle engine, and `stop` then still
+//! ends the search with one `bestmove` per `go`. A large `Hash` is ready at
+//! once too.
 
 mod common;
 
@@ -155,4 +156,45 @@ fn random_sessions_end_with_readyok_and_bestmove() {
         }
     }
     engine.expect_no_line(|l| l.starts_with("bestmove") || l == "readyok", Duration::from_millis(200));
+}
+
+/// Resident memory of process `pid` in bytes (Linux: `VmRSS` in /proc).
+#[cfg(target_os = "linux")]
+fn resident_bytes(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse::<u64>().unwrap() * 1024
+}
+
+/// 8 GB of `Hash` (or half the machine, if less) answers `readyok` in
+/// under a second and is not resident until searched; a search and
+/// `ucinewgame` work on it.
+#[test]
+#[cfg(target_os = "linux")]
+fn a_large_hash_is_ready_at_once() {
+    let _cpu = exclusive_cpu();
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let total_kb: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:"))
+        .unwrap()
+        .trim()
+        .trim_end_matches(" kB")
+        .parse()
+        .unwrap();
+    let mb = (total_kb / 1024 / 2).min(8192);
+    let mut engine = Engine::ready();
+    let started = Instant::now();
+    engine.send(&format!("setoption name Hash value {mb}"));
+    let noise = engine.sync();
+    let took = started.elapsed();
+    assert!(noise.is_empty(), "{noise:?}");
+    assert!(took < Duration::from_secs(1), "{mb} MB took {took:?}");
+    assert!(resident_bytes(engine.pid()) < 512 << 20, "{} bytes resident", resident_bytes(engine.pid()));
+    engine.go("go depth 8");
+    let started = Instant::now();
+    engine.send("ucinewgame");
+    engine.sync();
+    assert!(started.elapsed() < Duration::from_secs(1), "ucinewgame took {:?}", started.elapsed());
+    assert!(resident_bytes(engine.pid()) < 512 << 20);
 }

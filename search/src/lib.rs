@@ -8,7 +8,8 @@
 //! Layout, one concept a file:
 //! * [`limits`]: search limits and the time manager (and its scaling by
 //!   best-move stability, score drop and node share);
-//! * [`tt`]: the transposition table;
+//! * [`tt`]: the transposition table, in memory from `zeroed` (zero pages
+//!   taken lazily from the OS);
 //! * `history`: killers and history heuristics;
 //! * `movegen`: the captures and promotions quiescence searches, generated
 //!   directly;
@@ -37,6 +38,7 @@ pub mod tablebase;
 mod threads;
 pub mod tt;
 mod worker;
+mod zeroed;
 
 pub use limits::{Clock, Limits, TimeManager};
 pub use pool::{Progress, Report, Search, SearchOptions, SearchResult, position_keys};

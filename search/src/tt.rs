@@ -14,17 +14,19 @@
 //! position takes the bucket's least valuable entry, where value is depth
 //! less [`TT_AGE_WEIGHT`] per search of age, so that quiescence's depth-0
 //! results evict each other and stale entries, not the deep ones.
-//! Tables of 2 MB and more are aligned to 2 MB pages and asked (Linux
-//! `madvise`) to be backed by huge pages, which saves TLB misses.
+//! The memory is taken lazily from the OS ([`crate::zeroed`]): a table of
+//! any size is ready at once and grows resident only as the search writes;
+//! tables of 2 MB and more are aligned to 2 MB pages and asked to be backed
+//! by huge pages, which saves TLB misses.
 
-use std::alloc::{Layout, alloc_zeroed, dealloc};
-use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use shakmaty::{Move, Role, Square};
 
 use crate::params::{TT_AGE_WEIGHT, TT_REPLACE_DEPTH_MARGIN};
 use crate::score::{from_tt, to_tt};
+use crate::zeroed::ZeroedRegion;
+
 /// What an entry's score bounds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bound {
@@ -80,9 +82,6 @@ struct Bucket {
 const BUCKET_BYTES: usize = std::mem::size_of::<Bucket>();
 const _: () = assert!(BUCKET_BYTES == 64);
 
-/// Large tables are aligned to (transparent) huge pages of this size.
-const HUGE_PAGE: usize = 2 << 20;
-
 /// Fields of an entry's data word.
 fn depth_of(data: u64) -> i32 {
     ((data >> 48) & 0xff) as i32
@@ -124,77 +123,35 @@ fn physical_memory_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
-/// The buckets' memory: zeroed at allocation, freed with the layout it
-/// was allocated with.
+/// The buckets, in memory that is zero until written (see [`ZeroedRegion`]).
 struct Buckets {
-    ptr: NonNull<Bucket>,
+    region: ZeroedRegion,
     len: usize,
-    layout: Layout,
 }
-
-// Safety: `Buckets` owns its memory like a `Box<[Bucket]>` would, and a
-// `Bucket` is atomics only, so sharing and sending it between threads is
-// as safe as for `[Bucket]`.
-unsafe impl Send for Buckets {}
-// Safety: as above; all access to the buckets goes through atomics.
-unsafe impl Sync for Buckets {}
 
 impl Buckets {
     fn new(count: usize) -> Result<Buckets, String> {
         let bytes = count.checked_mul(BUCKET_BYTES).ok_or("hash size overflows")?;
-        let align = if bytes >= HUGE_PAGE { HUGE_PAGE } else { BUCKET_BYTES };
-        let layout = Layout::from_size_align(bytes, align).map_err(|e| e.to_string())?;
-        // Safety: `layout` has non-zero size (count >= 1). An all-zero
-        // `Bucket` is eight `AtomicU64` zeros, a valid value, so the zeroed
-        // memory is a valid `[Bucket; count]`.
-        let ptr = unsafe { alloc_zeroed(layout) } as *mut Bucket;
-        let ptr = NonNull::new(ptr)
-            .ok_or_else(|| format!("cannot allocate {} MB for the hash table", bytes >> 20))?;
-        advise_huge_pages(ptr.as_ptr().cast(), bytes);
-        Ok(Buckets { ptr, len: count, layout })
+        let region = ZeroedRegion::new(bytes).map_err(|e| format!("hash table: {e}"))?;
+        Ok(Buckets { region, len: count })
+    }
+
+    /// Empties every bucket, with up to `threads` threads where that takes writing.
+    fn clear(&mut self, threads: usize) {
+        self.region.zero(threads);
     }
 }
 
 impl std::ops::Deref for Buckets {
     type Target = [Bucket];
     fn deref(&self) -> &[Bucket] {
-        // Safety: `ptr` points to `len` initialised buckets that live as
-        // long as `self`.
-        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+        // Safety: the region holds `len * BUCKET_BYTES` bytes aligned to a
+        // cache line, as long as `self` lives. An all-zero `Bucket` is eight
+        // `AtomicU64` zeros and any bytes written since came through
+        // `Bucket`'s atomics, so they are `len` valid buckets.
+        unsafe { std::slice::from_raw_parts(self.region.as_ptr().cast::<Bucket>(), self.len) }
     }
 }
-
-impl std::ops::DerefMut for Buckets {
-    fn deref_mut(&mut self) -> &mut [Bucket] {
-        // Safety: as for `deref`, and `&mut self` makes the access unique.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
-    }
-}
-
-impl Drop for Buckets {
-    fn drop(&mut self) {
-        // Safety: `ptr` came from `alloc_zeroed(self.layout)` and is freed once.
-        unsafe { dealloc(self.ptr.as_ptr().cast(), self.layout) }
-    }
-}
-
-/// Asks Linux to back a large table with transparent huge pages; a hint
-/// only, so failure (or another system) changes nothing but speed.
-#[cfg(target_os = "linux")]
-fn advise_huge_pages(ptr: *mut u8, bytes: usize) {
-    const MADV_HUGEPAGE: i32 = 14;
-    unsafe extern "C" {
-        fn madvise(addr: *mut u8, len: usize, advice: i32) -> i32;
-    }
-    if bytes >= HUGE_PAGE {
-        // Safety: the range is one live allocation of ours, aligned to a
-        // page; `madvise` with MADV_HUGEPAGE changes no contents.
-        unsafe { madvise(ptr, bytes, MADV_HUGEPAGE) };
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn advise_huge_pages(_ptr: *mut u8, _bytes: usize) {}
 
 /// The shared table.
 pub struct TranspositionTable {
@@ -206,7 +163,7 @@ pub struct TranspositionTable {
 
 impl TranspositionTable {
     /// A table of `mb` megabytes, or an error if the memory cannot be had.
-    /// The memory comes zeroed from the allocator, so a huge table costs
+    /// The memory comes as zero pages from the OS, so a huge table costs
     /// nothing until it is used.
     pub fn new(mb: usize) -> Result<TranspositionTable, String> {
         let bytes = Self::check_size(mb)?;
@@ -229,18 +186,10 @@ impl TranspositionTable {
         (self.buckets.len() * BUCKET_BYTES) >> 20
     }
 
-    /// Empties the table, splitting the work over `threads` threads.
+    /// Empties the table (see [`ZeroedRegion::zero`]: with `threads`
+    /// threads where the memory has to be written).
     pub fn clear(&mut self, threads: usize) {
-        let chunk = self.buckets.len().div_ceil(threads.max(1));
-        std::thread::scope(|scope| {
-            for part in self.buckets.chunks_mut(chunk) {
-                scope.spawn(move || {
-                    for bucket in part {
-                        *bucket = Bucket::default();
-                    }
-                });
-            }
-        });
+        self.buckets.clear(threads);
         self.age.store(0, Ordering::Relaxed);
     }
 
@@ -480,6 +429,19 @@ mod tests {
         tt.store(keys[3], 0, entry(0, 10, 0, 0, Bound::Upper));
         tt.store(keys[4], 0, entry(0, 10, 0, 0, Bound::Upper));
         assert!(tt.probe(deep, 0).is_none());
+    }
+
+    #[test]
+    fn clear_forgets_every_entry() {
+        let mut tt = TranspositionTable::new(4).unwrap();
+        let keys: Vec<u64> = (1..=2000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+        for &key in &keys {
+            tt.store(key, 0, entry(1, 10, 0, 5, Bound::Exact));
+        }
+        assert!(keys.iter().filter(|&&key| tt.probe(key, 0).is_some()).count() > 1900);
+        tt.clear(2);
+        assert!(keys.iter().all(|&key| tt.probe(key, 0).is_none()));
+        assert_eq!(tt.hashfull(), 0);
     }
 
     #[test]

@@ -100,6 +100,11 @@ impl Engine {
         engine
     }
 
+    /// The engine's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// Fails the test, showing the end of the conversation.
     #[track_caller]
     pub fn fail(&self, message: &str) -> ! {

@@ -1,0 +1,229 @@
+//! Large zero-filled memory that costs nothing until it is written: the
+//! transposition table's storage.
+//!
+//! On Linux the memory is an anonymous private mapping of our own: the
+//! kernel hands out zero pages as they are first touched, so a 64 GB table
+//! is ready at once and becomes resident only as the search writes to it.
+//! The part aligned to 2 MB is advised to use transparent huge pages, and
+//! clearing gives the pages back to the kernel (`MADV_DONTNEED`), which
+//! zero-fills them again on demand: a cleared table is as cheap as a new one.
+//!
+//! Elsewhere the memory comes from the allocator's zeroed path
+//! (`calloc`, which takes fresh zero pages from the OS for large sizes),
+//! aligned by hand to a cache line, and clearing writes zeros with several
+//! threads.
+
+use std::ptr::NonNull;
+
+/// (Transparent) huge pages are this large; large regions are aligned to them.
+pub const HUGE_PAGE: usize = 2 << 20;
+/// Every region starts on a cache line at least.
+const CACHE_LINE: usize = 64;
+
+/// A region of `len` zeroed bytes, aligned to [`CACHE_LINE`] (to
+/// [`HUGE_PAGE`] when at least that large).
+pub struct ZeroedRegion {
+    /// The aligned start.
+    start: NonNull<u8>,
+    len: usize,
+    /// What was obtained, to give back.
+    source: Source,
+}
+
+enum Source {
+    /// An anonymous mapping: its base and length.
+    #[cfg(target_os = "linux")]
+    Mapping { base: NonNull<u8>, len: usize },
+    /// An allocation: its base and layout.
+    #[cfg_attr(target_os = "linux", allow(dead_code))]
+    Allocation { base: NonNull<u8>, layout: std::alloc::Layout },
+}
+
+// Safety: the region is plain memory owned by this value alone (like a
+// `Box<[u8]>`); what is stored in it, and how threads share it, is up to
+// the owner, who hands out references only through its own types.
+unsafe impl Send for ZeroedRegion {}
+// Safety: as above; `&ZeroedRegion` only gives out the start pointer.
+unsafe impl Sync for ZeroedRegion {}
+
+impl ZeroedRegion {
+    /// `len` (> 0) zeroed bytes, or an error if they cannot be had.
+    pub fn new(len: usize) -> Result<ZeroedRegion, String> {
+        assert!(len > 0, "an empty region");
+        let align = if len >= HUGE_PAGE { HUGE_PAGE } else { CACHE_LINE };
+        let total = len.checked_add(align).ok_or("size overflows")?;
+        let cannot = || format!("cannot allocate {} MB", len >> 20);
+        let (base, source) = obtain(total).ok_or_else(cannot)?;
+        let offset = base.as_ptr().align_offset(align);
+        // Safety: `offset < align`, so `start..start + len` lies inside the
+        // `total = len + align` bytes obtained.
+        let start = unsafe { NonNull::new_unchecked(base.as_ptr().add(offset)) };
+        let region = ZeroedRegion { start, len, source };
+        if len >= HUGE_PAGE {
+            os::advise_huge_pages(region.start.as_ptr(), len);
+        }
+        Ok(region)
+    }
+
+    /// The aligned start of the region's bytes.
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.start.as_ptr()
+    }
+
+    /// Sets every byte to zero again, with up to `threads` threads where
+    /// the bytes have to be written.
+    pub fn zero(&mut self, threads: usize) {
+        #[cfg(target_os = "linux")]
+        if let Source::Mapping { .. } = self.source
+            && os::discard(self.start.as_ptr(), self.len)
+        {
+            return;
+        }
+        // Safety: the region is ours, `len` bytes long, and `&mut self`
+        // rules out any other access while it is written.
+        let bytes = unsafe { std::slice::from_raw_parts_mut(self.start.as_ptr(), self.len) };
+        let chunk = self.len.div_ceil(threads.max(1)).max(1);
+        std::thread::scope(|scope| {
+            for part in bytes.chunks_mut(chunk) {
+                scope.spawn(move || part.fill(0));
+            }
+        });
+    }
+}
+
+/// `total` zeroed bytes, from a mapping where there is one, else from the allocator.
+fn obtain(total: usize) -> Option<(NonNull<u8>, Source)> {
+    #[cfg(target_os = "linux")]
+    if let Some(base) = os::map(total) {
+        return Some((base, Source::Mapping { base, len: total }));
+    }
+    let layout = std::alloc::Layout::from_size_align(total, 16).ok()?;
+    // Safety: `layout` has a non-zero size. An alignment of 16 keeps the
+    // allocator on its `calloc` path, which takes zero pages from the OS
+    // for large sizes instead of writing zeros.
+    let base = NonNull::new(unsafe { std::alloc::alloc_zeroed(layout) })?;
+    Some((base, Source::Allocation { base, layout }))
+}
+
+impl Drop for ZeroedRegion {
+    fn drop(&mut self) {
+        match self.source {
+            #[cfg(target_os = "linux")]
+            Source::Mapping { base, len } => os::unmap(base.as_ptr(), len),
+            // Safety: `base` came from `alloc_zeroed(layout)` and is freed once.
+            Source::Allocation { base, layout } => unsafe { std::alloc::dealloc(base.as_ptr(), layout) },
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+mod os {
+    //! The few Linux calls the region needs (values from the kernel's
+    //! generic headers, the same on x86-64 and AArch64).
+    use std::ffi::c_void;
+    use std::ptr::NonNull;
+
+    const PROT_READ: i32 = 1;
+    const PROT_WRITE: i32 = 2;
+    const MAP_PRIVATE: i32 = 2;
+    const MAP_ANONYMOUS: i32 = 0x20;
+    const MADV_DONTNEED: i32 = 4;
+    const MADV_HUGEPAGE: i32 = 14;
+
+    unsafe extern "C" {
+        fn mmap(addr: *mut c_void, len: usize, prot: i32, flags: i32, fd: i32, offset: i64) -> *mut c_void;
+        fn munmap(addr: *mut c_void, len: usize) -> i32;
+        fn madvise(addr: *mut c_void, len: usize, advice: i32) -> i32;
+    }
+
+    /// A fresh private anonymous mapping of `len` bytes (zero pages, made
+    /// resident only when touched).
+    pub fn map(len: usize) -> Option<NonNull<u8>> {
+        // Safety: a new anonymous mapping at an address of the kernel's
+        // choosing touches no existing memory; failure is MAP_FAILED (-1).
+        let ptr = unsafe {
+            mmap(std::ptr::null_mut(), len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        };
+        if ptr as isize == -1 { None } else { NonNull::new(ptr.cast()) }
+    }
+
+    pub fn unmap(base: *mut u8, len: usize) {
+        // Safety: `base..base + len` is exactly one mapping made by `map`,
+        // unmapped once, when nothing refers to it any more.
+        unsafe { munmap(base.cast(), len) };
+    }
+
+    /// Asks for huge pages under `start..start + len` (a hint: failure, or
+    /// a kernel without them, changes nothing but speed).
+    pub fn advise_huge_pages(start: *mut u8, len: usize) {
+        // Safety: the range lies inside one of our mappings, and
+        // MADV_HUGEPAGE changes no contents.
+        unsafe { madvise(start.cast(), len, MADV_HUGEPAGE) };
+    }
+
+    /// Gives the pages under `start..start + len` (`start` page-aligned) back
+    /// to the kernel: they read as zeros again. False if that failed.
+    pub fn discard(start: *mut u8, len: usize) -> bool {
+        // Safety: the range lies inside one of our private anonymous
+        // mappings, to which the caller holds the only access; for such a
+        // mapping MADV_DONTNEED means zero-filled pages on the next touch.
+        unsafe { madvise(start.cast(), len, MADV_DONTNEED) == 0 }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod os {
+    pub fn advise_huge_pages(_start: *mut u8, _len: usize) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Resident memory of this process in bytes (Linux: /proc/self/statm).
+    #[cfg(target_os = "linux")]
+    fn resident_bytes() -> usize {
+        let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+        let pages: usize = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+        pages * 4096
+    }
+
+    #[test]
+    fn regions_are_aligned_zeroed_and_cleared() {
+        for len in [64, 4096 + 64, HUGE_PAGE, 3 * HUGE_PAGE + 640] {
+            let mut region = ZeroedRegion::new(len).unwrap();
+            let align = if len >= HUGE_PAGE { HUGE_PAGE } else { CACHE_LINE };
+            assert_eq!(region.as_ptr() as usize % align, 0);
+            // Safety (test): the region's `len` bytes are ours.
+            let bytes = unsafe { std::slice::from_raw_parts_mut(region.as_ptr(), len) };
+            assert!(bytes.iter().all(|&b| b == 0));
+            bytes[0] = 1;
+            bytes[len / 2] = 2;
+            bytes[len - 1] = 3;
+            region.zero(3);
+            // Safety (test): as above, after the exclusive `zero`.
+            let bytes = unsafe { std::slice::from_raw_parts(region.as_ptr(), len) };
+            assert!(bytes.iter().all(|&b| b == 0), "{len}");
+        }
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_large_region_is_resident_only_where_written() {
+        const LEN: usize = 1 << 30;
+        let before = resident_bytes();
+        let mut region = ZeroedRegion::new(LEN).unwrap();
+        let fresh = resident_bytes();
+        // Other tests run beside this one: allow them some memory.
+        assert!(fresh < before + (64 << 20), "{before} -> {fresh}");
+        // Writing one byte every 1 MB makes at most a page (or huge page) each resident.
+        for offset in (0..LEN).step_by(1 << 20) {
+            // Safety (test): inside the region.
+            unsafe { region.as_ptr().add(offset).write(7) };
+        }
+        region.zero(2);
+        assert!(resident_bytes() < before + (64 << 20), "cleared: {}", resident_bytes());
+        // Safety (test): inside the region.
+        assert_eq!(unsafe { region.as_ptr().add(1 << 20).read() }, 0);
+    }
+}
