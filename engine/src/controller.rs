@@ -17,7 +17,6 @@ use backrank_uci::{BestMove, Command, GoLimits, Info, Score};
 use shakmaty::{Chess, Position};
 
 use crate::engine::{Engine, Event};
-use crate::options::OPTIONS;
 use crate::{ENGINE_AUTHOR, ENGINE_NAME};
 
 /// Writes one line to stdout and flushes it (the GUI reads line by line).
@@ -172,7 +171,10 @@ impl Controller {
                     say(format!("bench: {e}"));
                 }
             }
-            Command::GenFens { count, seed, book } => {
+            Command::GenFens { count, seed, book, unknown } => {
+                if !unknown.is_empty() {
+                    say(format!("ignoring genfens arguments '{}'", unknown.join(" ")));
+                }
                 match self.engine.genfens(count, seed, book.as_deref()) {
                     Ok(fens) => fens.iter().for_each(|fen| say(format!("genfens {fen}"))),
                     Err(e) => say(format!("genfens: {e}")),
@@ -239,17 +241,8 @@ impl Controller {
 fn identify() {
     send(&format!("id name {ENGINE_NAME}"));
     send(&format!("id author {ENGINE_AUTHOR}"));
-    for option in OPTIONS {
+    for option in crate::options::all() {
         send(&option.spec.to_string());
-    }
-    #[cfg(feature = "spsa")]
-    for t in backrank_search::params::TUNABLES {
-        let kind = backrank_uci::OptionKind::Spin {
-            default: i64::from(t.default),
-            min: i64::from(t.min),
-            max: i64::from(t.max),
-        };
-        send(&backrank_uci::OptionSpec { name: t.name, kind }.to_string());
     }
     send("uciok");
 }

@@ -13,9 +13,12 @@
 //!   reading), or with `format text` the quiet positions as text lines.
 //!
 //! Games are appended whole as they finish; `<out>.progress` records how
-//! many were written and the next game number, so that a run stopped at
-//! any point (Ctrl-C included) resumes where it was and loses only the
-//! games in flight. Every game is decided by its number and the seed alone.
+//! many were written, the next game number and the data file's length
+//! after the last of them (replaced whole, never torn). A run stopped at
+//! any point (Ctrl-C or a kill included) resumes where it was and loses
+//! only the games in flight: bytes past the recorded length (a torn game,
+//! or a game whose record was not written) are cut off first. Every game is
+//! decided by its number and the seed alone.
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -24,15 +27,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use parking_lot::Mutex;
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Color, Position};
 
 use backrank_data::{Filter, Game, Outcome, binary, text};
-use backrank_search::{Limits, position_keys};
+use backrank_search::Limits;
 use backrank_util::args::KeyValues;
 use backrank_util::rng::SplitMix;
 
 use crate::engine::Engine;
-use crate::frc;
+use crate::openings::{Starts, random_opening};
 
 /// The usage line of `backrank datagen`.
 pub const USAGE: &str = "backrank datagen [out <file>] [games <n>] [nodes <n>] [threads <n>] [plies <n>] [seed <n>] \
@@ -111,30 +114,21 @@ const REPORT_EVERY_S: f64 = 5.0;
 /// Plays games until the file holds `config.games` of them.
 pub fn run(config: &Config) -> Result<(), String> {
     let progress_path = progress_path(&config.out);
-    let (written, next) = read_progress(&progress_path)?;
-    if written >= config.games {
-        eprintln!("{} already holds {written} games", config.out.display());
+    let progress = read_progress(&progress_path)?;
+    if progress.written >= config.games {
+        eprintln!("{} already holds {} games", config.out.display(), progress.written);
         return Ok(());
     }
-    let file = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&config.out)
-        .map_err(|e| format!("cannot open {}: {e}", config.out.display()))?;
+    let file = open_at(&config.out, progress.bytes)?;
     let start = Instant::now();
-    let output = Mutex::new(Output {
-        file,
-        written,
-        next_unstarted: next,
-        positions: 0,
-        games_this_run: 0,
-        last_report: 0.0,
-    });
-    let next_game = AtomicU64::new(next);
+    let output =
+        Mutex::new(Output { file, progress, error: None, positions: 0, games_this_run: 0, last_report: 0.0 });
+    let next_game = AtomicU64::new(progress.next);
     eprintln!(
-        "datagen: {} games to {} ({written} there), {} nodes a move, {} threads",
+        "datagen: {} games to {} ({} there), {} nodes a move, {} threads",
         config.games,
         config.out.display(),
+        progress.written,
         config.nodes,
         config.threads
     );
@@ -142,39 +136,69 @@ pub fn run(config: &Config) -> Result<(), String> {
         for _ in 0..config.threads {
             scope.spawn(|| {
                 let mut engine = Engine::new();
-                loop {
-                    if output.lock().written >= config.games {
-                        return;
-                    }
+                while !output.lock().is_done(config) {
                     let number = next_game.fetch_add(1, Ordering::SeqCst);
                     let Some(game) = play_game(&mut engine, config, number) else { continue };
                     let mut out = output.lock();
-                    if out.written >= config.games {
+                    if out.is_done(config) {
                         return;
                     }
-                    if let Err(e) = out.append(&game, number, config, &progress_path) {
-                        eprintln!("datagen: {e}");
-                        std::process::exit(1);
+                    match out.append(&game, number, config, &progress_path) {
+                        Ok(()) => out.report(config, start.elapsed().as_secs_f64()),
+                        Err(e) => out.error = Some(format!("datagen: {e}")),
                     }
-                    out.report(config, start.elapsed().as_secs_f64());
                 }
             });
         }
     });
-    Ok(())
+    output.into_inner().error.map_or(Ok(()), Err)
+}
+
+/// How far a data file has got: what its progress record says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Progress {
+    /// Games in the file.
+    written: u64,
+    /// The number of the first game not yet started.
+    next: u64,
+    /// The file's length after the last game (`None` in records from
+    /// before it was kept: the file is taken as it is).
+    bytes: Option<u64>,
+}
+
+/// The data file, opened for appending after cutting it to `bytes`.
+fn open_at(path: &Path, bytes: Option<u64>) -> Result<std::fs::File, String> {
+    let cannot = |e: std::io::Error| format!("cannot open {}: {e}", path.display());
+    let file = OpenOptions::new().create(true).append(true).open(path).map_err(cannot)?;
+    if let Some(bytes) = bytes {
+        let length = file.metadata().map_err(cannot)?.len();
+        if length < bytes {
+            return Err(format!("{} is shorter than its progress record says", path.display()));
+        }
+        if length > bytes {
+            eprintln!("datagen: dropping {} bytes of unrecorded games", length - bytes);
+            file.set_len(bytes).map_err(cannot)?;
+        }
+    }
+    Ok(file)
 }
 
 /// The data file and its progress record, behind one lock.
 struct Output {
     file: std::fs::File,
-    written: u64,
-    next_unstarted: u64,
+    progress: Progress,
+    /// The first error that stopped the run.
+    error: Option<String>,
     positions: u64,
     games_this_run: u64,
     last_report: f64,
 }
 
 impl Output {
+    fn is_done(&self, config: &Config) -> bool {
+        self.progress.written >= config.games || self.error.is_some()
+    }
+
     fn append(
         &mut self,
         game: &Game,
@@ -194,25 +218,28 @@ impl Output {
         }
         self.file.write_all(&bytes)?;
         self.file.flush()?;
-        self.written += 1;
+        let p = &mut self.progress;
+        p.written += 1;
+        p.next = p.next.max(number + 1);
+        p.bytes = Some(self.file.metadata()?.len());
         self.games_this_run += 1;
         self.positions += game.moves.len() as u64;
-        self.next_unstarted = self.next_unstarted.max(number + 1);
-        std::fs::write(progress_path, format!("{} {}\n", self.written, self.next_unstarted))
+        write_progress(progress_path, &self.progress)
     }
 
     /// A progress line every few seconds, and at the end.
     fn report(&mut self, config: &Config, seconds: f64) {
-        if seconds - self.last_report < REPORT_EVERY_S && self.written < config.games {
+        let written = self.progress.written;
+        if seconds - self.last_report < REPORT_EVERY_S && written < config.games {
             return;
         }
         self.last_report = seconds;
         let seconds = seconds.max(0.001);
         let games_per_s = self.games_this_run as f64 / seconds;
-        let eta_s = (config.games - self.written) as f64 / games_per_s.max(1e-9);
+        let eta_s = (config.games - written) as f64 / games_per_s.max(1e-9);
         eprintln!(
             "datagen: {} games ({} this run), {} positions this run, {:.0} positions/s, ETA {}h{:02}m",
-            self.written,
+            written,
             self.games_this_run,
             self.positions,
             self.positions as f64 / seconds,
@@ -228,42 +255,35 @@ fn progress_path(out: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Games written and the next game number, from a progress file (none: a fresh start).
-fn read_progress(path: &Path) -> Result<(u64, u64), String> {
-    let Ok(text) = std::fs::read_to_string(path) else { return Ok((0, 0)) };
+/// The progress record of a data file (none: a fresh start).
+fn read_progress(path: &Path) -> Result<Progress, String> {
+    let Ok(text) = std::fs::read_to_string(path) else { return Ok(Progress::default()) };
     let numbers: Vec<u64> = text.split_whitespace().filter_map(|n| n.parse().ok()).collect();
     match numbers[..] {
-        [written, next] => Ok((written, next)),
+        [written, next] => Ok(Progress { written, next, bytes: None }),
+        [written, next, bytes] => Ok(Progress { written, next, bytes: Some(bytes) }),
         _ => Err(format!("{} is not a datagen progress file", path.display())),
     }
 }
 
-/// The start of game `number`: a Chess960, DFRC or classical back rank,
-/// then random plies. `None` when the random plies ended the game.
-pub fn opening(rng: &mut SplitMix, min_plies: u32) -> Option<Chess> {
-    let kind = rng.below(10);
-    let white = if kind < 2 { 518 } else { rng.below(u64::from(frc::COUNT)) as u32 };
-    let black = if kind < 7 { white } else { rng.below(u64::from(frc::COUNT)) as u32 };
-    let plies = min_plies + rng.below(5) as u32;
-    random_plies(frc::position(white, black)?, plies, rng)
-}
-
-/// `pos` after `plies` random legal plies; `None` if the game ends on the way.
-pub fn random_plies(mut pos: Chess, plies: u32, rng: &mut SplitMix) -> Option<Chess> {
-    for _ in 0..plies {
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
-            return None;
-        }
-        pos.play_unchecked(moves[rng.below(moves.len() as u64) as usize]);
+/// Replaces the progress record whole: written beside it, then renamed
+/// over it, so that a kill leaves the old record or the new one.
+fn write_progress(path: &Path, progress: &Progress) -> std::io::Result<()> {
+    let Progress { written, next, bytes } = progress;
+    let mut text = format!("{written} {next}");
+    if let Some(bytes) = bytes {
+        text.push_str(&format!(" {bytes}"));
     }
-    (!pos.legal_moves().is_empty()).then_some(pos)
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".new");
+    std::fs::write(&temporary, text + "\n")?;
+    std::fs::rename(&temporary, path)
 }
 
 /// Plays game `number`; `None` when its start was unusable.
 fn play_game(engine: &mut Engine, config: &Config, number: u64) -> Option<Game> {
     let mut rng = SplitMix(config.seed ^ number.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let start = opening(&mut rng, config.random_plies)?;
+    let start = random_opening(&mut rng, Starts::Mixed, config.random_plies)?;
     engine.new_game();
     engine.set_root(start.clone());
     let limits = Limits {
@@ -271,7 +291,6 @@ fn play_game(engine: &mut Engine, config: &Config, number: u64) -> Option<Game> 
         nodes: Some(config.nodes * HARD_NODES_FACTOR),
         ..Limits::default()
     };
-    let mut keys: Vec<u64> = Vec::new();
     let mut moves = Vec::new();
     let (mut winning_plies, mut drawn_plies) = (0u32, 0u32);
     let winner = loop {
@@ -280,9 +299,7 @@ fn play_game(engine: &mut Engine, config: &Config, number: u64) -> Option<Game> 
         if outcome.is_known() {
             break outcome.winner();
         }
-        let key = position_keys([&pos])[0];
-        let repetitions = keys.iter().rev().take(pos.halfmoves() as usize + 1).filter(|&&k| k == key).count();
-        if pos.halfmoves() >= 100 || repetitions >= 2 || moves.len() >= MAX_PLIES {
+        if pos.halfmoves() >= 100 || engine.repetitions() >= 2 || moves.len() >= MAX_PLIES {
             break None;
         }
         let found = engine.think(&limits);
@@ -302,7 +319,6 @@ fn play_game(engine: &mut Engine, config: &Config, number: u64) -> Option<Game> 
         if moves.len() >= DRAW_FROM_PLY && drawn_plies >= DRAW_PLIES {
             break None;
         }
-        keys.push(key);
         engine.play(best);
     };
     Some(Game { start, moves, outcome: Outcome::from_winner(winner) })
@@ -312,6 +328,7 @@ fn play_game(engine: &mut Engine, config: &Config, number: u64) -> Option<Game> 
 mod tests {
     use super::*;
     use backrank_data::binary::GameReader;
+    use backrank_util::scratch::ScratchDir;
 
     #[test]
     fn parses_keys_and_refuses_junk() {
@@ -326,34 +343,14 @@ mod tests {
     }
 
     #[test]
-    fn openings_are_varied_legal_and_deterministic() {
-        let starts: Vec<Chess> = (0..200).filter_map(|n| opening(&mut SplitMix(n), 8)).collect();
-        assert!(starts.len() > 190);
-        let again: Vec<Chess> = (0..200).filter_map(|n| opening(&mut SplitMix(n), 8)).collect();
-        assert_eq!(starts, again);
-        let plies: Vec<u32> =
-            starts.iter().map(|p| p.fullmoves().get() * 2 - 2 + u32::from(p.turn().is_black())).collect();
-        assert!(plies.iter().all(|&p| (8..=12).contains(&p)), "{plies:?}");
-        // Some classical games among them (the king and rooks on e, a, h).
-        let classical = starts
-            .iter()
-            .filter(|p| {
-                p.castles().castling_rights().count() == 4
-                    && p.board().king_of(Color::White).is_some_and(|k| k == shakmaty::Square::E1)
-            })
-            .count();
-        assert!(classical > 10, "{classical}");
-    }
-
-    #[test]
     fn writes_games_and_resumes() {
-        let dir = std::env::temp_dir().join(format!("backrank-datagen-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = ScratchDir::new("datagen-resume");
         let out = dir.join("data.bin");
         let config = Config { out: out.clone(), games: 2, nodes: 300, threads: 1, ..Config::default() };
         run(&config).unwrap();
         let first = std::fs::read(&out).unwrap();
-        assert_eq!(read_progress(&progress_path(&out)).unwrap().0, 2);
+        let progress = read_progress(&progress_path(&out)).unwrap();
+        assert_eq!(progress, Progress { written: 2, next: 2, bytes: Some(first.len() as u64) });
         let games: Vec<Game> = GameReader::new(&first[..]).map(Result::unwrap).collect();
         assert_eq!(games.len(), 2);
         assert!(games.iter().all(|g| g.moves.len() > 4));
@@ -362,11 +359,52 @@ mod tests {
         let second = std::fs::read(&out).unwrap();
         assert!(second.starts_with(&first) && second.len() > first.len());
         assert_eq!(GameReader::new(&second[..]).count(), 3);
-        assert_eq!(read_progress(&progress_path(&out)).unwrap().0, 3);
+        assert_eq!(read_progress(&progress_path(&out)).unwrap().written, 3);
         // The same games again from scratch: the same bytes.
         let again = dir.join("again.bin");
         run(&Config { out: again.clone(), games: 3, ..config }).unwrap();
         assert_eq!(std::fs::read(&again).unwrap(), second);
-        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A kill can leave a game appended but not recorded, or half a game:
+    /// the next run cuts both off and goes on from the record.
+    #[test]
+    fn resumes_after_a_kill_mid_record() {
+        let dir = ScratchDir::new("datagen-torn");
+        let out = dir.join("data.bin");
+        let config = Config { out: out.clone(), games: 2, nodes: 300, threads: 1, ..Config::default() };
+        run(&config).unwrap();
+        let two = std::fs::read(&out).unwrap();
+        let reference = dir.join("reference.bin");
+        run(&Config { out: reference.clone(), games: 3, ..config.clone() }).unwrap();
+        let three = std::fs::read(&reference).unwrap();
+        let third_game = &three[two.len()..];
+        for tail in [third_game, &third_game[..third_game.len() / 2], &[0xB1, 0x00, 0x07][..]] {
+            let mut damaged = two.clone();
+            damaged.extend_from_slice(tail);
+            std::fs::write(&out, &damaged).unwrap();
+            run(&Config { games: 3, ..config.clone() }).unwrap();
+            assert_eq!(std::fs::read(&out).unwrap(), three, "after a tail of {} bytes", tail.len());
+            let progress = read_progress(&progress_path(&out)).unwrap();
+            assert_eq!(progress, Progress { written: 3, next: 3, bytes: Some(three.len() as u64) });
+            // Back to two games for the next case.
+            std::fs::write(&out, &two).unwrap();
+            let record = Progress { written: 2, next: 2, bytes: Some(two.len() as u64) };
+            write_progress(&progress_path(&out), &record).unwrap();
+        }
+        // A file shorter than its record is not written to.
+        std::fs::write(&out, &two[..10]).unwrap();
+        assert!(run(&Config { games: 3, ..config }).is_err());
+        assert!(!dir.join("data.bin.progress.new").exists());
+    }
+
+    #[test]
+    fn old_two_number_records_still_resume() {
+        let dir = ScratchDir::new("datagen-old-record");
+        let path = dir.join("old.progress");
+        std::fs::write(&path, "42598 42600\n").unwrap();
+        assert_eq!(read_progress(&path).unwrap(), Progress { written: 42598, next: 42600, bytes: None });
+        std::fs::write(&path, "12\n").unwrap();
+        assert!(read_progress(&path).is_err());
     }
 }

@@ -20,7 +20,7 @@ use parking_lot::{Mutex, MutexGuard};
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::game::Game;
-use crate::options::{self, OPTIONS};
+use crate::options;
 use crate::search_thread::SearchThread;
 
 /// The table size before any `Hash` (the option's default).
@@ -89,9 +89,9 @@ impl Engine {
             settings: Settings::default(),
             answered: Arc::new(AtomicBool::new(true)),
         };
-        for option in OPTIONS {
+        for option in options::all() {
             if let Some(default) = option.spec.default_value() {
-                (option.apply)(&mut engine, &default);
+                option.apply(&mut engine, &default);
             }
         }
         engine
@@ -109,22 +109,12 @@ impl Engine {
 
     /// `setoption`: `Ok(Some(text))` when there is something to say.
     pub fn set_option(&mut self, name: &str, value: Option<&str>) -> Result<Option<String>, String> {
-        #[cfg(feature = "spsa")]
-        if let Some(t) = backrank_search::params::tunable(name) {
-            return match value.and_then(|v| v.trim().parse::<i32>().ok()) {
-                Some(v) if (t.min..=t.max).contains(&v) => {
-                    t.set(v);
-                    Ok(None)
-                }
-                _ => Err(format!("option '{}' takes an integer from {} to {}", t.name, t.min, t.max)),
-            };
-        }
         let option = options::find(name).ok_or_else(|| format!("unknown option '{name}'"))?;
         let value = option.spec.parse_value(value).map_err(|e| e.to_string())?;
         if option.needs_idle {
             self.when_idle(option.spec.name)?;
         }
-        Ok((option.apply)(self, &value))
+        Ok(option.apply(self, &value))
     }
 
     /// Readies the engine for something that needs the search idle
@@ -224,6 +214,11 @@ impl Engine {
         self.game.history()
     }
 
+    /// How often the current position stood before in the game.
+    pub fn repetitions(&self) -> usize {
+        self.game.repetitions()
+    }
+
     /// `go perft`: a `move: count` line per root move of the current
     /// position, then `Nodes searched: N` (moves written as `UCI_Chess960` says).
     pub fn perft(&mut self, depth: u32) -> Vec<String> {
@@ -231,7 +226,8 @@ impl Engine {
         crate::perft::divide_report(self.game.current(), depth, self.settings.chess960)
     }
 
-    /// `genfens`: `count` distinct random openings for `seed` (see [`crate::genfens`]).
+    /// `genfens`: `count` distinct random openings for `seed`, from `book`
+    /// if there is one (see [`crate::genfens`]).
     pub fn genfens(&self, count: u64, seed: u64, book: Option<&str>) -> Result<Vec<String>, String> {
         crate::genfens::openings(count, seed, book)
     }

@@ -30,15 +30,6 @@ pub fn position(white: u32, black: u32) -> Option<Chess> {
     setup.position(CastlingMode::Chess960).ok()
 }
 
-/// A start position number from the clock: good enough for "give me any".
-pub fn random_number() -> u32 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos() ^ d.as_secs() as u32);
-    // Mix the bits so that consecutive calls spread over the range.
-    (nanos.wrapping_mul(2_654_435_761) >> 7) % COUNT
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,6 +53,5 @@ mod tests {
         let pos = position(0, 518).unwrap();
         assert_eq!(shredder_fen(&pos), "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/BBQNNRKR w HFha - 0 1");
         assert!(position(960, 0).is_none());
-        assert!(random_number() < COUNT);
     }
 }

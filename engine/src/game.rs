@@ -1,6 +1,7 @@
 //! The game the GUI has set up: a start position and the moves played
 //! from it, kept as the list of positions (for repetitions).
 
+use backrank_search::position_keys;
 use backrank_uci::PositionStart;
 use backrank_uci::notation::{parse_fen, parse_move};
 use shakmaty::{Chess, Move, Position};
@@ -63,6 +64,13 @@ impl Game {
         let reversible = self.current().halfmoves() as usize;
         &before[before.len().saturating_sub(reversible)..]
     }
+
+    /// How often the current position stood before in the game (same
+    /// board, side to move, castling rights and en passant square).
+    pub fn repetitions(&self) -> usize {
+        let key = position_keys([self.current()])[0];
+        position_keys(self.history()).into_iter().filter(|&k| k == key).count()
+    }
 }
 
 #[cfg(test)]
@@ -86,5 +94,19 @@ mod tests {
         assert_eq!(game.current().halfmoves(), 3);
         assert_eq!(game.history().len(), 3);
         assert!(Game::from_command(&PositionStart::Fen("junk".into()), &[]).is_err());
+    }
+
+    #[test]
+    fn repetitions_count_earlier_occurrences() {
+        let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"];
+        let moves: Vec<String> = shuffle.iter().cycle().take(8).map(|s| s.to_string()).collect();
+        let counts: Vec<usize> = (0..=8)
+            .map(|n| Game::from_command(&PositionStart::StartPos, &moves[..n]).unwrap().0.repetitions())
+            .collect();
+        assert_eq!(counts, [0, 0, 0, 0, 1, 1, 1, 1, 2]);
+        // A position never seen before.
+        let moves: Vec<String> =
+            ["g1f3", "g8f6", "f3g1", "f6g8", "b1c3"].iter().map(|s| s.to_string()).collect();
+        assert_eq!(Game::from_command(&PositionStart::StartPos, &moves).unwrap().0.repetitions(), 0);
     }
 }

@@ -9,6 +9,7 @@ pub mod engine;
 pub mod frc;
 pub mod game;
 pub mod genfens;
+pub mod openings;
 pub mod options;
 pub mod perft;
 pub mod search_thread;

@@ -10,6 +10,7 @@ use backrank::controller::Controller;
 use backrank::engine::Engine;
 use backrank::{bench, datagen, frc};
 use backrank_uci::notation::{parse_fen, shredder_fen, x_fen};
+use backrank_util::rng::SplitMix;
 
 const USAGE: &str = "usage: backrank [bench [depth] | perft \"<FEN>\" <depth> | frc <n> [<m>] | frc random | datagen ... | spsa]";
 
@@ -27,7 +28,7 @@ fn main() -> ExitCode {
             .map_err(|_| USAGE.to_string())
             .and_then(|d| bench::run(&mut Engine::new(), d, |line| println!("{line}"))),
         ["perft", fen, depth] => run_perft(fen, depth),
-        ["frc", "random"] => print_frc(frc::random_number(), None),
+        ["frc", "random"] => print_frc(SplitMix::from_clock().below(u64::from(frc::COUNT)) as u32, None),
         ["frc", n] => print_frc_args(n, None),
         ["frc", n, m] => print_frc_args(n, Some(m)),
         ["spsa"] => print_spsa(),

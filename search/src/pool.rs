@@ -60,7 +60,9 @@ pub struct SearchResult {
 }
 
 /// Settings of every search until changed: the UCI options that shape a
-/// search without being one of its limits.
+/// search without being one of its limits. Every search thread reads them
+/// whole (`Shared::options`): a new one is a field here, set by its row of
+/// the engine's option table.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct SearchOptions {
     /// `Move Overhead`: milliseconds kept back for the GUI and the pipe.
@@ -228,7 +230,7 @@ impl Search {
             nodes: &nodes,
             tb_hits: &tb_hits,
             limits,
-            multipv: self.options.multipv,
+            options: self.options,
             network: &self.network,
             time: TimeManager::new(limits, self.options.move_overhead_ms),
             start,

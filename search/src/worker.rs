@@ -15,6 +15,7 @@ use crate::negamax::Node;
 use crate::params::{
     ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, CHECK_EVERY_NODES, CURRMOVE_AFTER_MS,
 };
+use crate::pool::SearchOptions;
 use crate::score::{INFINITY, MAX_PLY, is_decisive, is_mate, mate_in_moves};
 use crate::tablebase::Tablebases;
 use crate::tt::TranspositionTable;
@@ -70,8 +71,8 @@ pub(crate) struct Shared<'a> {
     /// Tablebase hits of all threads.
     pub tb_hits: &'a AtomicU64,
     pub limits: &'a Limits,
-    /// Best lines to find (`MultiPV`); 0 counts as 1.
-    pub multipv: usize,
+    /// The search's options (`MultiPV`, `Move Overhead`, ...), read whole.
+    pub options: SearchOptions,
     /// The network every thread evaluates with.
     pub network: &'a Arc<Network>,
     pub time: TimeManager,
@@ -309,7 +310,7 @@ impl Worker {
         depth: i32,
         previous: Option<&Iteration>,
     ) -> Option<Vec<PvLine>> {
-        let wanted = shared.multipv.clamp(1, self.root_moves.len().max(1));
+        let wanted = shared.options.multipv.clamp(1, self.root_moves.len().max(1));
         self.root_excluded.clear();
         let mut lines: Vec<PvLine> = Vec::with_capacity(wanted);
         for index in 0..wanted {

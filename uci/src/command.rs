@@ -59,13 +59,16 @@ pub enum Command {
     Eval,
     /// `bench [depth]`: the fixed-depth benchmark (as the command line's).
     Bench(Option<u32>),
-    /// `genfens N [seed S] [book <None|file>]`: print N random openings as
-    /// `info string genfens <FEN>` (OpenBench's datagen convention).
+    /// `genfens N [seed S] [book <None|file>] [...]`: print N random
+    /// openings as `info string genfens <FEN>` (OpenBench's datagen
+    /// convention, which may append arguments of the user's own).
     GenFens {
         count: u64,
         seed: u64,
         /// An EPD or FEN file whose lines the openings start from.
         book: Option<String>,
+        /// Arguments that are not `seed` or `book`, to be named and ignored.
+        unknown: Vec<String>,
     },
 }
 
@@ -128,18 +131,27 @@ impl FromStr for Command {
     }
 }
 
+/// `genfens <count> [seed <n>] [book <None|file>]`, with any other
+/// arguments kept aside: OpenBench appends a user's own to the line.
 fn parse_genfens(args: &[&str]) -> Result<Command, ParseCommandError> {
     const USAGE: &str = "usage: genfens <count> [seed <n>] [book <None|file>]";
     let Some(count) = args.first().and_then(|n| n.parse().ok()) else { return error(USAGE) };
-    let (mut seed, mut book) = (0, None);
-    for pair in args[1..].chunks(2) {
-        match pair {
-            ["seed", n] => seed = n.parse().map_err(|_| ParseCommandError(USAGE.into()))?,
-            ["book", file] => book = (!file.eq_ignore_ascii_case("none")).then(|| file.to_string()),
-            _ => return error(USAGE),
+    let (mut seed, mut book, mut unknown) = (0, None, Vec::new());
+    let mut rest = args[1..].iter();
+    while let Some(&key) = rest.next() {
+        match (key, rest.clone().next()) {
+            ("seed", Some(n)) if n.parse::<u64>().is_ok() => {
+                seed = n.parse().expect("checked");
+                rest.next();
+            }
+            ("book", Some(&file)) => {
+                book = (!file.eq_ignore_ascii_case("none")).then(|| file.to_string());
+                rest.next();
+            }
+            _ => unknown.push(key.to_string()),
         }
     }
-    Ok(Command::GenFens { count, seed, book })
+    Ok(Command::GenFens { count, seed, book, unknown })
 }
 
 fn parse_setoption(args: &[&str]) -> Result<Command, ParseCommandError> {
@@ -260,16 +272,25 @@ mod tests {
         assert_eq!(parse("ponderhit"), Command::PonderHit);
         assert_eq!(parse("quit"), Command::Quit);
         assert_eq!(parse("d"), Command::Display);
-        assert_eq!(parse("genfens 10 seed 5 book None"), Command::GenFens { count: 10, seed: 5, book: None });
+        let genfens = |count, seed, book: Option<&str>, unknown: &[&str]| Command::GenFens {
+            count,
+            seed,
+            book: book.map(String::from),
+            unknown: unknown.iter().map(|s| s.to_string()).collect(),
+        };
+        assert_eq!(parse("genfens 10 seed 5 book None"), genfens(10, 5, None, &[]));
+        assert_eq!(parse("genfens 3 book books/frc.epd seed 7"), genfens(3, 7, Some("books/frc.epd"), &[]));
+        // Arguments of the user's own are kept aside, in order, and the rest still read.
         assert_eq!(
-            parse("genfens 3 book books/frc.epd seed 7"),
-            Command::GenFens { count: 3, seed: 7, book: Some("books/frc.epd".into()) }
+            parse("genfens 4 seed 9 book None depth 5 --fast"),
+            genfens(4, 9, None, &["depth", "5", "--fast"])
         );
+        assert_eq!(parse("genfens 2 seed x book None"), genfens(2, 0, None, &["seed", "x"]));
         assert!("genfens".parse::<Command>().is_err());
+        assert!("genfens many".parse::<Command>().is_err());
         assert_eq!(parse("bench"), Command::Bench(None));
         assert_eq!(parse("bench 5"), Command::Bench(Some(5)));
         assert!("bench deep".parse::<Command>().is_err());
-        assert!("genfens 3 seed x".parse::<Command>().is_err());
         assert_eq!(parse("debug on"), Command::Debug(true));
     }
 
