@@ -30,17 +30,16 @@ pub fn is_game_file(path: &Path) -> bool {
     matches!(path.extension().and_then(|e| e.to_str()), Some("bin" | "pgn"))
 }
 
-/// The games of a `.pgn` file (read whole) or of a binary file (streamed),
-/// each game or why it could not be read; a binary file's stream ends at
-/// its first bad record (for example one cut short by a datagen still
-/// writing).
+/// The games of a `.pgn` file or of a binary file, both streamed (read a
+/// game at a time, never whole), each game or why it could not be read; a
+/// binary file's stream ends at its first bad record (for example one cut
+/// short by a datagen still writing), a PGN file's at a read error or a
+/// broken tag or comment (see [`pgn::games`]).
 pub fn read_games(path: &Path) -> Result<Box<dyn Iterator<Item = Result<Game, String>>>, String> {
-    let err = |e: io::Error| format!("{}: {e}", path.display());
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(if path.extension().and_then(|e| e.to_str()) == Some("pgn") {
-        let text = std::fs::read_to_string(path).map_err(err)?;
-        Box::new(pgn::parse_games(&text).into_iter())
+        Box::new(pgn::games(file))
     } else {
-        let file = std::fs::File::open(path).map_err(err)?;
         Box::new(binary::GameReader::new(io::BufReader::new(file)))
     })
 }

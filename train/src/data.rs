@@ -36,6 +36,7 @@ use std::thread;
 
 use backrank_data::{Filter, Outcome, text};
 use backrank_eval::nnue::feature;
+use backrank_util::hash::{FNV_OFFSET_BASIS, FNV_PRIME, fnv1a};
 use backrank_util::sigmoid;
 use shakmaty::{Board, Chess, Color, Piece, Position, Role, Square};
 
@@ -150,9 +151,10 @@ impl Dataset {
     }
 
     /// A hash of the records `indices` name, in that order: a checkpoint
-    /// remembers it so that it resumes only on the same data.
+    /// remembers it so that it resumes only on the same data. FNV's
+    /// constants over two words a record, with a rotation: not FNV-1a.
     pub fn fingerprint(&self, indices: &[u32]) -> u64 {
-        let mut hash = 0xcbf2_9ce4_8422_2325u64 ^ indices.len() as u64;
+        let mut hash = FNV_OFFSET_BASIS ^ indices.len() as u64;
         for &i in indices {
             let i = i as usize;
             let features = self.features_of(i);
@@ -162,7 +164,7 @@ impl Dataset {
                 | (u64::from(self.flags[i]) << 24)
                 | ((i as u64) << 32);
             for x in [word, sum] {
-                hash = (hash ^ x).wrapping_mul(0x0100_0000_01b3).rotate_left(29);
+                hash = (hash ^ x).wrapping_mul(FNV_PRIME).rotate_left(29);
             }
         }
         hash
@@ -298,10 +300,6 @@ fn whole_lines(text: &[u8], max_lines: Option<usize>) -> usize {
             end
         }
     }
-}
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// The cache's header.

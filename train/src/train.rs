@@ -22,6 +22,7 @@ use std::time::Instant;
 
 use backrank_eval::nnue::Network;
 use backrank_util::adam::Adam;
+use backrank_util::hash::fnv1a;
 use backrank_util::rng::SplitMix;
 
 use crate::data::{Dataset, SCORE_SCALE, board_of};
@@ -173,10 +174,6 @@ const CKPT_MAGIC: &[u8; 8] = b"BKRKCKPT";
 const CKPT_VERSION: u64 = 2;
 /// Eight-byte fields before the weights: ten words, nine floats, one word.
 const CKPT_FIELDS: usize = 20;
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
 
 impl Checkpoint {
     /// The file's bytes: magic, words, weights, moments, FNV-1a hash.

@@ -24,6 +24,8 @@
 //! per perspective, `out = dot(a_us, w_us) + dot(a_them, w_them) + b`,
 //! evaluation `out x scale` centipawns for the side to move.
 
+use backrank_util::hash::fnv1a;
+
 /// The first eight bytes of every network file.
 pub const MAGIC: &[u8; 8] = b"BKRKNNUE";
 /// The layout version this build reads and writes.
@@ -56,11 +58,6 @@ pub struct QuantisedNet {
     pub output_weights: Vec<i16>,
     /// In units of 1/(QA x QB).
     pub output_bias: i32,
-}
-
-/// FNV-1a, 64 bits: the file's checksum.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 fn read_u32(bytes: &[u8], at: usize) -> u32 {
