@@ -9,7 +9,7 @@
 //! ```
 //!
 //! and the draw takes the rest. [`FITTED`] holds the parameters that
-//! `tune wdl <games.bin>` fitted to Backrank's own games, and
+//! `backrank-train wdl <games.bin>` fitted to Backrank's own games, and
 //! [`per_mille`] turns a score into the chances `UCI_ShowWDL` reports.
 
 use backrank_util::sigmoid;
@@ -37,7 +37,7 @@ pub fn chances(params: &WdlParams, score: f64, material: f64) -> [f64; 3] {
     [win, 1.0 - win - loss, loss]
 }
 
-/// The parameters `[a0, a1, b0, b1]` that `tune wdl` fitted to the
+/// The parameters `[a0, a1, b0, b1]` that `backrank-train wdl` fitted to the
 /// network's own self-play: every fourth kept position (95,295) of about
 /// 3,500 `backrank datagen` games at 5000 nodes a move with nets v1a and
 /// v1d (mean log-loss 1.035 -> 0.671). The hand-crafted evaluation's fit

@@ -194,14 +194,14 @@ mod tests {
             let mut region = ZeroedRegion::new(len).unwrap();
             let align = if len >= HUGE_PAGE { HUGE_PAGE } else { CACHE_LINE };
             assert_eq!(region.as_ptr() as usize % align, 0);
-            // Safety (test): the region's `len` bytes are ours.
+            // Safety: the region's `len` bytes are ours.
             let bytes = unsafe { std::slice::from_raw_parts_mut(region.as_ptr(), len) };
             assert!(bytes.iter().all(|&b| b == 0));
             bytes[0] = 1;
             bytes[len / 2] = 2;
             bytes[len - 1] = 3;
             region.zero(3);
-            // Safety (test): as above, after the exclusive `zero`.
+            // Safety: as above, after the exclusive `zero`.
             let bytes = unsafe { std::slice::from_raw_parts(region.as_ptr(), len) };
             assert!(bytes.iter().all(|&b| b == 0), "{len}");
         }
@@ -218,12 +218,12 @@ mod tests {
         assert!(fresh < before + (64 << 20), "{before} -> {fresh}");
         // Writing one byte every 1 MB makes at most a page (or huge page) each resident.
         for offset in (0..LEN).step_by(1 << 20) {
-            // Safety (test): inside the region.
+            // Safety: inside the region.
             unsafe { region.as_ptr().add(offset).write(7) };
         }
         region.zero(2);
         assert!(resident_bytes() < before + (64 << 20), "cleared: {}", resident_bytes());
-        // Safety (test): inside the region.
+        // Safety: inside the region.
         assert_eq!(unsafe { region.as_ptr().add(1 << 20).read() }, 0);
     }
 }

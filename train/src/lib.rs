@@ -2,11 +2,13 @@
 //! trains the float network that the engine's quantised one mirrors
 //! ([`model`]) with AdamW over shuffled batches on several threads
 //! ([`train`]), and writes the quantised net through
-//! `backrank_eval::nnue::format::QuantisedNet`.
+//! `backrank_eval::nnue::format::QuantisedNet`. It also fits the
+//! win/draw/loss model of `UCI_ShowWDL` to game results ([`wdl`]).
 
 pub mod data;
 pub mod model;
 pub mod train;
+pub mod wdl;
 
 #[cfg(test)]
 mod tests;

@@ -5,13 +5,15 @@
 //!     [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR]
 //!     [valblock 2000] [valevery 20] [resume 0|1] [stop N] [mirror 0|1]
 //! backrank-train compare data A.txt,B.txt out nets/v1.nnue [samples 20000] [limit N] [cache DIR]
+//! backrank-train wdl A.bin[,B.pgn...]
 //! ```
 //!
 //! Training writes the net to `out` and the checkpoint to `<out>.ckpt` after
 //! every epoch; `resume 1` continues from the checkpoint, `stop N` ends after
 //! N epochs of this call. `compare` evaluates validation positions with the
 //! checkpoint's float model and with the quantised net as the engine loads
-//! it, and prints how far apart they are. Text files are cached as
+//! it, and prints how far apart they are. `wdl` fits the win/draw/loss
+//! model of `UCI_ShowWDL` to the games' results and prints it. Text files are cached as
 //! `<cache>/cache-<name>.bin` (`cache` defaults to the folder of `out`).
 
 use std::io::Write;
@@ -94,6 +96,11 @@ fn compare(setup: &Setup, samples: usize, model: &backrank_train::model::Model) 
 
 fn main_result() -> Result<(), String> {
     let mut raw: Vec<String> = std::env::args().skip(1).collect();
+    if let [mode, data] = raw.as_slice()
+        && mode == "wdl"
+    {
+        return backrank_train::wdl::fit_and_report(data, &mut std::io::stdout()).map(|_| ());
+    }
     let comparing = raw.first().is_some_and(|a| a == "compare");
     if comparing {
         raw.remove(0);

@@ -1,8 +1,12 @@
 //! Fits the win/draw/loss model behind `UCI_ShowWDL` (the model itself is
-//! `backrank_eval::wdl`) to game results. The four numbers maximise the likelihood
-//! of the results of `backrank datagen` positions (gradient ascent with
-//! Adam), and go into `backrank_eval::wdl::FITTED` by hand.
+//! `backrank_eval::wdl`) to game results: `backrank-train wdl <data>`. The
+//! four numbers maximise the likelihood of the results of self-play
+//! positions (gradient ascent with Adam), and go into
+//! `backrank_eval::wdl::FITTED` by hand.
 
+use std::path::Path;
+
+use backrank_data::{Filter, read_games};
 use backrank_eval::wdl::{WdlParams, chances};
 use backrank_util::adam::Adam;
 use shakmaty::Chess;
@@ -66,6 +70,58 @@ pub fn fit(points: &[Point], start: Params, steps: usize) -> Params {
     params
 }
 
+/// Every fourth kept position (plenty, and the fit stays quick) of the
+/// game files `data` (comma-separated, `.bin` or `.pgn`: whole games), as
+/// the training filter keeps them (no decided or opening positions).
+pub fn points(data: &str) -> Result<Vec<Point>, String> {
+    let filter = Filter::default();
+    let mut points = Vec::new();
+    for path in data.split(',').filter(|p| !p.is_empty()).map(Path::new) {
+        if !backrank_data::is_game_file(path) {
+            return Err(format!("{}: the fit reads whole games (.bin, .pgn)", path.display()));
+        }
+        let mut kept = 0usize;
+        for game in read_games(path)? {
+            for sample in game?.samples().filter(|s| filter.keeps(s)) {
+                if kept.is_multiple_of(4) {
+                    points.push(Point {
+                        score: f64::from(sample.score),
+                        material: material(&sample.position),
+                        result: f64::from(sample.outcome.white_score()),
+                    });
+                }
+                kept += 1;
+            }
+        }
+    }
+    Ok(points)
+}
+
+/// Fits the model to `data` and prints the parameters with a table of
+/// what they mean.
+pub fn fit_and_report(data: &str, out: &mut impl std::io::Write) -> Result<Params, String> {
+    let points = points(data)?;
+    let start = [100.0, 0.0, 100.0, 0.0];
+    let io = |e: std::io::Error| e.to_string();
+    writeln!(out, "{} positions; cost {:.5} at the start", points.len(), cost(&start, &points))
+        .map_err(io)?;
+    let params = fit(&points, start, 600);
+    let [a0, a1, b0, b1] = params;
+    writeln!(out, "cost {:.5}: a0 {a0:.1} a1 {a1:.1} b0 {b0:.1} b1 {b1:.1}", cost(&params, &points))
+        .map_err(io)?;
+    for material in [16.0, 40.0, 78.0] {
+        for score in [0.0, 50.0, 100.0, 200.0, 400.0] {
+            let [w, d, l] = wdl(&params, score, material).map(|p| p * 1000.0);
+            writeln!(
+                out,
+                "material {material:2}, {score:3} cp: win {w:.0} draw {d:.0} loss {l:.0} per mille"
+            )
+            .map_err(io)?;
+        }
+    }
+    Ok(params)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,6 +136,13 @@ mod tests {
         let [w0, _, l0] = wdl(&params, 0.0, 40.0);
         assert!((w0 - l0).abs() < 1e-9);
         assert!(wdl(&params, 300.0, 40.0)[0] > wdl(&params, 100.0, 40.0)[0]);
+    }
+
+    #[test]
+    fn only_whole_games_are_read() {
+        assert!(points("positions.txt").unwrap_err().contains("whole games"));
+        assert!(points("/no/such/games.bin").is_err());
+        assert!(points("").unwrap().is_empty());
     }
 
     #[test]
