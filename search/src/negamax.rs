@@ -181,12 +181,12 @@ impl Worker {
         // cut-offs are likelier and pruning can be bolder (from 7630fbb).
         let improving = !in_check && self.is_improving(ply, static_eval);
 
-        // Step 1. Reverse futility pruning: far enough above beta near the
-        // leaves, a quiet position will not fall below it within the
-        // remaining depth. No SPRT of its own: part of the selective-search
-        // bundle of a2aff2f, +341.9 for all six together (RFP, LMP and
-        // futility, SEE in quiescence, aspiration windows, the quiescence
-        // table, LMR's first form).
+        // Reverse futility pruning: far enough above beta near the leaves, a
+        // quiet position will not fall below it within the remaining depth.
+        // No SPRT of its own: part of the selective-search bundle of
+        // a2aff2f, +341.9 for all six together (RFP, LMP and futility, SEE
+        // in quiescence, aspiration windows, the quiescence table, LMR's
+        // first form), measured with the hand-crafted evaluation.
         if !pv_node
             && !in_check
             && depth <= RFP_MAX_DEPTH.get()
@@ -196,10 +196,10 @@ impl Worker {
             return eval;
         }
 
-        // Step 2. Razoring: far below alpha near the leaves, only a tactic
-        // can save the node; if quiescence finds none, trust it.
-        // No SPRT of its own: part of 7630fbb's toolkit, +75.2 with the
-        // histories, razoring, IIR and SEE pruning together.
+        // Razoring: far below alpha near the leaves, only a tactic can save
+        // the node; if quiescence finds none, trust it. No SPRT of its own:
+        // part of 7630fbb's toolkit, +75.2 with the histories, razoring, IIR
+        // and SEE pruning together (hand-crafted evaluation).
         if !pv_node
             && !in_check
             && depth <= RAZOR_MAX_DEPTH.get()
@@ -211,8 +211,9 @@ impl Worker {
             }
         }
 
-        // Step 3. Null-move pruning (+143.0, d2e6bf7, 4+0.04): if passing
-        // the turn still fails high at a reduced depth, a real move will too.
+        // Null-move pruning (+143.0, d2e6bf7, 4+0.04, hand-crafted
+        // evaluation): if passing the turn still fails high at a reduced
+        // depth, a real move will too.
         // Not in check (illegal), not twice in a row (the search would
         // collapse), not with only pawns left (zugzwang is common there).
         if !pv_node
@@ -227,10 +228,10 @@ impl Worker {
             return score;
         }
 
-        // Step 4. Internal iterative reduction: without a table move this
-        // node was never searched (or not usefully); a shallower search
-        // costs less and fills the table for the next iteration. No SPRT
-        // of its own: part of 7630fbb's toolkit (see step 2).
+        // Internal iterative reduction: without a table move this node was
+        // never searched (or not usefully); a shallower search costs less
+        // and fills the table for the next iteration. No SPRT of its own:
+        // part of 7630fbb's toolkit (see razoring).
         if depth >= IIR_MIN_DEPTH.get() && tt_move == 0 {
             depth -= 1;
         }
@@ -261,9 +262,9 @@ impl Worker {
             // Shallow pruning, once a move has saved us from being mated,
             // decided before the move is made (that is the costly part).
             if !root && best_score > -MATE_BOUND {
-                // Step 5. Shallow quiet-move pruning (see step 1 for its
-                // measurement): late move pruning (late quiet moves of a well-ordered node
-                // rarely matter) and futility pruning (a quiet move cannot
+                // Shallow quiet-move pruning (measured with reverse futility
+                // pruning's bundle): late move pruning (late quiet moves of
+                // a well-ordered node rarely matter) and futility pruning (a quiet move cannot
                 // lift a static evaluation this far below alpha). Both hold
                 // for every later quiet move too, so the picker skips them.
                 if !pv_node && !in_check && !is_noisy(m) {
@@ -276,10 +277,10 @@ impl Worker {
                         continue;
                     }
                 }
-                // Step 6. SEE pruning: near the leaves, a move that loses
-                // material in the exchange on its square (more for
-                // captures, as depth grows) is not worth a search.
-                // No SPRT of its own: part of 7630fbb's toolkit (step 2).
+                // SEE pruning: near the leaves, a move that loses material
+                // in the exchange on its square (more for captures, as
+                // depth grows) is not worth a search. No SPRT of its own:
+                // part of 7630fbb's toolkit (see razoring).
                 // A capture of the picker's good stage has passed a stricter
                 // test already (an exchange at least even).
                 if depth <= SEE_PRUNE_MAX_DEPTH.get() && !(is_noisy(m) && picker.last_was_good_noisy()) {
@@ -297,9 +298,10 @@ impl Worker {
             let gives_check = child.is_check();
             // Check extension: a move that gives check is searched a ply
             // deeper, so that forcing lines are not cut at the horizon.
+            // No SPRT of its own (from the first search).
             let mut extension = i32::from(gives_check && ply < EXTENSION_MAX_PLY);
-            // Step 7. Singular extensions, with multi-cut and negative
-            // extensions (+33.4, 3471331, 4+0.04):
+            // Singular extensions, with multi-cut and negative extensions
+            // (+33.4, 3471331, 4+0.04, hand-crafted evaluation):
             // when the table move is much better than every other move
             // (a reduced search without it fails low well below its score),
             // the node hinges on it: search it a ply deeper. When even the
@@ -325,7 +327,8 @@ impl Worker {
             let score = if index == 0 {
                 -self.negamax(shared, child_node, new_depth, -beta, -alpha)
             } else {
-                // Step 8. Late move reductions (+143.4 alone, d3beb61, 4+0.04):
+                // Late move reductions (+143.4 alone, d3beb61, 4+0.04,
+                // hand-crafted evaluation):
                 // well-ordered nodes rarely find their best move late, so
                 // late quiet moves are searched shallower first, and again at
                 // full depth only if they beat alpha.
@@ -396,7 +399,8 @@ impl Worker {
         best_score
     }
 
-    /// The singular-extension test of the table move `m` (see step 7).
+    /// The singular-extension test of the table move `m` (see singular
+    /// extensions in `negamax`).
     fn singular(
         &mut self,
         shared: &Shared,
@@ -491,9 +495,9 @@ impl Worker {
         if is_insufficient_material(pos) {
             return DRAW;
         }
-        // Step Q1. The transposition table in quiescence (see step 1 for
-        // its measurement): any stored result is at least as deep as this
-        // search.
+        // The transposition table in quiescence (measured with reverse
+        // futility pruning's bundle): any stored result is at least as deep
+        // as this search.
         let pv_node = beta - alpha > 1;
         let tt_hit = shared.tt.probe(key, ply);
         if let Some(hit) = tt_hit
@@ -530,9 +534,9 @@ impl Worker {
         let mut best_move = None;
         while let Some(m) = picker.next(&self.histories) {
             if !in_check {
-                // Step Q2. Losing captures are not worth resolving (see step
-                // 1 for its measurement): the stand-pat score is already
-                // better. The picker hands them (and under-promotions) out
+                // Losing captures are not worth resolving (measured with
+                // reverse futility pruning's bundle, as SEE in quiescence):
+                // the stand-pat score is already better. The picker hands them (and under-promotions) out
                 // last, so the loop ends there; only the table move, which
                 // the picker does not sort, needs its exchange tested here.
                 if picker.last_was_bad_noisy() {
@@ -541,10 +545,12 @@ impl Worker {
                 if !picker.last_was_good_noisy() && !see_ge(pos, m, 0) {
                     continue;
                 }
-                // Step Q3. Delta pruning: a capture whose victim, with a
-                // margin for the positional swing, cannot lift the static
-                // evaluation to alpha is not searched. Sound in the sense
-                // of stand pat: the side to move keeps its static score.
+                // Delta pruning: a capture whose victim, with a margin for
+                // the positional swing, cannot lift the static evaluation to
+                // alpha is not searched. Sound in the sense of stand pat:
+                // the side to move keeps its static score. No SPRT of its
+                // own: part of 175db96's quiescence change, +40.8 with
+                // 052aaba's table buckets (net v1d, 4+0.04).
                 let gain = m.capture().map_or(0, piece_value);
                 if m.promotion().is_none() && static_eval + gain + QS_DELTA_MARGIN.get() <= alpha {
                     continue;

@@ -345,7 +345,8 @@ impl Worker {
     /// after a score drop, and when the best move took a small share of
     /// the nodes (the others were close); less when all is calm. Spends
     /// the same time per move on average as the unscaled soft target, only
-    /// where it matters more (+20.4, 7c764e8: 4+0.04, [0, 10], 1024 games).
+    /// where it matters more (+20.4, 7c764e8: 4+0.04, [0, 10], 1024 games,
+    /// hand-crafted evaluation).
     fn time_scale_pct(&self, stability: &mut Stability, iteration: &Iteration, iteration_nodes: u64) -> u32 {
         let best = iteration.pv[0];
         stability.same_best = if stability.best == Some(best) { stability.same_best + 1 } else { 0 };
@@ -359,7 +360,8 @@ impl Worker {
 
     /// Searches the root in a narrow window around the previous iteration's
     /// score, widening it on each failure (aspiration windows; no SPRT of
-    /// their own, part of a2aff2f's +341.9 bundle, see negamax step 1): most
+    /// their own, part of a2aff2f's +341.9 bundle with the hand-crafted
+    /// evaluation, see reverse futility pruning in `negamax`): most
     /// iterations confirm the last one, and a narrow window cuts more.
     fn aspiration_search(
         &mut self,
