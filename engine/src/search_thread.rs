@@ -1,6 +1,13 @@
 //! The thread that runs the session's searches: started once with the
 //! session and handed one job per `go`, so that the GUI thread stays free
 //! to answer `isready` and to act on `stop` and `ponderhit` at once.
+//!
+//! Why a layer of its own beside the search crate's threads
+//! (`backrank_search::threads`): those are the search's helpers, which
+//! `Search::go` drives from the thread that calls it, and every tool
+//! (`bench`, `datagen`, `Engine::think`) wants exactly that, a search on its
+//! own thread with no channel in between. Only the UCI session needs the
+//! call itself to run elsewhere, and so this thread lives with the session.
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
