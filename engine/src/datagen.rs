@@ -342,13 +342,21 @@ mod tests {
         assert!(Config::parse(&["format", "csv"]).is_err());
     }
 
+    /// A scratch folder with a file of two quick games: the folder, the
+    /// run's settings and the file's bytes.
+    fn two_games(name: &str) -> (ScratchDir, Config, Vec<u8>) {
+        let dir = ScratchDir::new(name);
+        let config =
+            Config { out: dir.join("data.bin"), games: 2, nodes: 300, threads: 1, ..Config::default() };
+        run(&config).unwrap();
+        let bytes = std::fs::read(&config.out).unwrap();
+        (dir, config, bytes)
+    }
+
     #[test]
     fn writes_games_and_resumes() {
-        let dir = ScratchDir::new("datagen-resume");
-        let out = dir.join("data.bin");
-        let config = Config { out: out.clone(), games: 2, nodes: 300, threads: 1, ..Config::default() };
-        run(&config).unwrap();
-        let first = std::fs::read(&out).unwrap();
+        let (dir, config, first) = two_games("datagen-resume");
+        let out = config.out.clone();
         let progress = read_progress(&progress_path(&out)).unwrap();
         assert_eq!(progress, Progress { written: 2, next: 2, bytes: Some(first.len() as u64) });
         let games: Vec<Game> = GameReader::new(&first[..]).map(Result::unwrap).collect();
@@ -370,11 +378,8 @@ mod tests {
     /// the next run cuts both off and goes on from the record.
     #[test]
     fn resumes_after_a_kill_mid_record() {
-        let dir = ScratchDir::new("datagen-torn");
-        let out = dir.join("data.bin");
-        let config = Config { out: out.clone(), games: 2, nodes: 300, threads: 1, ..Config::default() };
-        run(&config).unwrap();
-        let two = std::fs::read(&out).unwrap();
+        let (dir, config, two) = two_games("datagen-torn");
+        let out = config.out.clone();
         let reference = dir.join("reference.bin");
         run(&Config { out: reference.clone(), games: 3, ..config.clone() }).unwrap();
         let three = std::fs::read(&reference).unwrap();
