@@ -483,12 +483,14 @@ pub fn load_file(
     Ok((data, report))
 }
 
-/// The records of several text files in order, at most `limit` in all,
-/// each file cached in the folder `cache_dir`. Reports each file to `log`.
+/// The records of several files in order, at most `limit` in all: text
+/// files cached in the folder `cache_dir`, game files (`.bin`, `.pgn`) read
+/// through `filter`. Reports each file to `log`.
 pub fn load(
     paths: &[PathBuf],
     cache_dir: &Path,
     limit: Option<usize>,
+    filter: &Filter,
     threads: usize,
     log: &mut dyn Write,
 ) -> Result<Dataset, String> {
@@ -500,7 +502,7 @@ pub fn load(
         }
         let start = std::time::Instant::now();
         if backrank_data::is_game_file(path) {
-            let data = load_games(path, &Filter::default(), left, log)?;
+            let data = load_games(path, filter, left, log)?;
             let _ = writeln!(
                 log,
                 "{}: {} positions kept in {:.1}s",

@@ -3,7 +3,7 @@
 //! ```text
 //! backrank-train data A.txt,B.txt out nets/v1.nnue [hidden 128] [epochs 20] [lambda 0.1]
 //!     [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR]
-//!     [valblock 2000] [valevery 20] [resume 0|1] [stop N] [mirror 0|1]
+//!     [valblock 2000] [valevery 20] [resume 0|1] [stop N] [mirror 0|1] [lrfloor 0.05] [minply 8]
 //! backrank-train compare data A.txt,B.txt out nets/v1.nnue [samples 20000] [limit N] [cache DIR]
 //! backrank-train wdl A.bin[,B.pgn...]
 //! ```
@@ -27,11 +27,12 @@ use backrank_util::args::KeyValues;
 
 const USAGE: &str = "usage: backrank-train [compare] data A.txt[,B.txt...] out NET [hidden 128] [epochs 20] \
 [lambda 0.1] [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR] \
-[valblock 2000] [valevery 20] [resume 0|1] [stop N] [samples 20000] [mirror 0|1]";
+[valblock 2000] [valevery 20] [resume 0|1] [stop N] [samples 20000] [mirror 0|1] [lrfloor 0.05] \
+[minply 8]";
 
 const KEYS: &[&str] = &[
     "data", "out", "hidden", "epochs", "lambda", "lr", "wd", "batch", "threads", "seed", "limit", "cache",
-    "valblock", "valevery", "resume", "stop", "samples", "mirror",
+    "valblock", "valevery", "resume", "stop", "samples", "mirror", "lrfloor", "minply",
 ];
 
 /// The records, split, and the settings the arguments describe.
@@ -56,6 +57,7 @@ fn setup(args: &KeyValues) -> Result<Setup, String> {
         threads: args.get("threads", d.threads)?,
         seed: args.get("seed", d.seed)?,
         mirror: args.get::<u8>("mirror", u8::from(d.mirror))? != 0,
+        lr_floor: args.get("lrfloor", d.lr_floor)?,
     };
     let files: Vec<PathBuf> =
         args.text("data").ok_or(USAGE)?.split(',').filter(|f| !f.is_empty()).map(PathBuf::from).collect();
@@ -65,7 +67,8 @@ fn setup(args: &KeyValues) -> Result<Setup, String> {
         None => out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf(),
     };
     let limit = args.text("limit").map(|_| args.get("limit", 0usize)).transpose()?;
-    let data = data::load(&files, &cache, limit, settings.threads, &mut std::io::stdout())?;
+    let filter = backrank_data::Filter { min_ply: args.get("minply", 8usize)?, ..Default::default() };
+    let data = data::load(&files, &cache, limit, &filter, settings.threads, &mut std::io::stdout())?;
     let (train, val) = data::split(&data, args.get("valblock", 2000)?, args.get("valevery", 20)?);
     println!(
         "{} records: {} train, {} validation, {} filtered (bad, in check or |score| >= {})",
@@ -119,11 +122,12 @@ fn main_result() -> Result<(), String> {
     };
     let s = &setup.settings;
     println!(
-        "training hidden {} epochs {} lambda {} lr {} wd {} batch {} threads {} seed {} mirror {}",
+        "training hidden {} epochs {} lambda {} lr {} lrfloor {} wd {} batch {} threads {} seed {} mirror {}",
         s.hidden,
         s.epochs,
         s.lambda,
         s.lr,
+        s.lr_floor,
         s.wd,
         s.batch,
         s.threads,
@@ -135,8 +139,8 @@ fn main_result() -> Result<(), String> {
     compare(&setup, samples.min(5000), &outcome.model)?;
     let names: Vec<String> = setup.files.iter().map(|f| f.display().to_string()).collect();
     println!(
-        "record: net {} data {} train {} val {} epochs {}/{} lambda {} lr {} wd {} batch {} hidden {} seed {} \
-         mirror {} train_loss {:.6} val_loss {:.6} pos/s {:.0}",
+        "record: net {} data {} train {} val {} epochs {}/{} lambda {} lr {} lrfloor {} wd {} batch {} hidden {} \
+         seed {} mirror {} train_loss {:.6} val_loss {:.6} pos/s {:.0}",
         setup.out.display(),
         names.join(","),
         setup.train.len(),
@@ -145,6 +149,7 @@ fn main_result() -> Result<(), String> {
         s.epochs,
         s.lambda,
         s.lr,
+        s.lr_floor,
         s.wd,
         s.batch,
         s.hidden,

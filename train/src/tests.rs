@@ -183,7 +183,8 @@ fn training_lowers_the_loss() {
     let dir = temp_dir("learn");
     let text = dir.join("synthetic.txt");
     std::fs::write(&text, synthetic_lines(1500, 21)).unwrap();
-    let data = data::load(std::slice::from_ref(&text), &dir, None, 2, &mut std::io::sink()).unwrap();
+    let filter = backrank_data::Filter::default();
+    let data = data::load(std::slice::from_ref(&text), &dir, None, &filter, 2, &mut std::io::sink()).unwrap();
     // Validation on every fifth position: with a few dozen random games,
     // whole held-out games share too few piece-squares with the rest to
     // show generalisation (the real data's game blocks do, see the report).
@@ -369,7 +370,9 @@ fn the_cache_returns_what_a_fresh_parse_does() {
     assert_eq!(data, full);
     let second = dir.join("more.txt");
     std::fs::write(&second, &other).unwrap();
-    let both = data::load(&[text.clone(), second], &dir, Some(520), 2, &mut std::io::sink()).unwrap();
+    let filter = backrank_data::Filter::default();
+    let both =
+        data::load(&[text.clone(), second], &dir, Some(520), &filter, 2, &mut std::io::sink()).unwrap();
     let mut expected = full.clone();
     expected.extend(&data::parse_text(other.as_bytes(), 1));
     expected.truncate(520);
@@ -474,4 +477,15 @@ fn a_mirrored_record_is_the_board_with_its_files_swapped() {
     assert!((400..600).contains(&marked), "{marked}");
     assert_eq!(order, train::shuffled(&(0..1000).collect::<Vec<u32>>(), 3, 0, true));
     assert!(train::shuffled(&(0..1000).collect::<Vec<u32>>(), 3, 0, false).iter().all(|&i| i < 1000));
+}
+
+#[test]
+fn the_schedule_runs_from_the_rate_to_its_floor() {
+    use crate::train::learning_rate;
+    let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+    assert!(close(learning_rate(1e-3, 0.01, 0, 100), 1e-3));
+    assert!(close(learning_rate(1e-3, 0.01, 100, 100), 1e-5));
+    // Halfway down the cosine: the mean of the two ends.
+    assert!(close(learning_rate(1e-3, 0.01, 50, 100), (1e-3 + 1e-5) / 2.0));
+    assert!(learning_rate(1e-3, 0.01, 25, 100) > learning_rate(1e-3, 0.01, 26, 100));
 }

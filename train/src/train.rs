@@ -9,8 +9,9 @@
 //!   worker adds its part's gradient into its own buffer, and the buffers
 //!   are summed in thread order, so a run is deterministic for its seed and
 //!   thread count (another thread count rounds differently).
-//! * Schedule: per batch, cosine from `lr` down to `lr x 0.05` over all
-//!   the run's batches.
+//! * Schedule: per batch, cosine from `lr` down to `lr x lr_floor` over
+//!   all the run's batches (0.05 by default; strong engines' recipes decay
+//!   100- to 1000-fold).
 //! * Checkpoint `<out>.ckpt` after every epoch: settings, data fingerprint,
 //!   epoch, float weights, Adam's moments and step count. Resuming requires
 //!   the same settings (the thread count only warns) and the same data.
@@ -27,9 +28,6 @@ use backrank_util::rng::SplitMix;
 
 use crate::data::{Dataset, SCORE_SCALE, board_of};
 use crate::model::{CLIP, MIRRORED, Model, Scratch, accumulate_gradient, loss_sum};
-
-/// The final learning rate as a fraction of the first.
-pub const LR_FLOOR: f64 = 0.05;
 
 /// What a training run is asked to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -54,6 +52,8 @@ pub struct Settings {
     /// a-h swapped): the evaluation barely depends on the side the pieces
     /// stand on, so this doubles what the net sees.
     pub mirror: bool,
+    /// The final learning rate as a fraction of the first.
+    pub lr_floor: f64,
 }
 
 impl Default for Settings {
@@ -68,14 +68,15 @@ impl Default for Settings {
             threads: 2,
             seed: 1,
             mirror: false,
+            lr_floor: 0.05,
         }
     }
 }
 
-/// The learning rate of step `step` of `total`.
-pub fn learning_rate(lr: f64, step: usize, total: usize) -> f64 {
+/// The learning rate of step `step` of `total`: cosine from `lr` to `lr x floor`.
+pub fn learning_rate(lr: f64, floor: f64, step: usize, total: usize) -> f64 {
     let progress = step as f64 / total.max(1) as f64;
-    lr * (LR_FLOOR + (1.0 - LR_FLOOR) * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos()))
+    lr * (floor + (1.0 - floor) * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos()))
 }
 
 /// Epoch `epoch`'s order of the training records.
@@ -171,9 +172,9 @@ pub struct Checkpoint {
 }
 
 const CKPT_MAGIC: &[u8; 8] = b"BKRKCKPT";
-const CKPT_VERSION: u64 = 2;
-/// Eight-byte fields before the weights: ten words, nine floats, one word.
-const CKPT_FIELDS: usize = 20;
+const CKPT_VERSION: u64 = 3;
+/// Eight-byte fields before the weights: ten words, nine floats, one word, one float.
+const CKPT_FIELDS: usize = 21;
 
 impl Checkpoint {
     /// The file's bytes: magic, words, weights, moments, FNV-1a hash.
@@ -201,6 +202,7 @@ impl Checkpoint {
             out.extend_from_slice(&x.to_le_bytes());
         }
         out.extend_from_slice(&u64::from(s.mirror).to_le_bytes());
+        out.extend_from_slice(&s.lr_floor.to_le_bytes());
         self.model.params.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         a.m.iter().chain(&a.v).for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         let hash = fnv1a(&out);
@@ -237,6 +239,7 @@ impl Checkpoint {
             lambda: float(10),
             lr: float(11),
             wd: float(12),
+            lr_floor: float(20),
         };
         let at = 8 + CKPT_FIELDS * 8;
         let params = bytes[at..at + 4 * len]
@@ -315,7 +318,8 @@ fn mismatch(ckpt: &Checkpoint, settings: &Settings, data_id: u64) -> Option<Stri
         && a.wd == b.wd
         && a.batch == b.batch
         && a.seed == b.seed
-        && a.mirror == b.mirror;
+        && a.mirror == b.mirror
+        && a.lr_floor == b.lr_floor;
     if !same {
         return Some(format!("the checkpoint's settings differ: {a:?}"));
     }
@@ -379,7 +383,7 @@ pub fn run(
         let mut loss = 0.0;
         let mut rate = s.lr;
         for (b, batch) in order.chunks(s.batch).enumerate() {
-            rate = learning_rate(s.lr, ckpt.epoch * per_epoch + b, total);
+            rate = learning_rate(s.lr, s.lr_floor, ckpt.epoch * per_epoch + b, total);
             loss += batch_gradient(&ckpt.model, data, batch, s.lambda, &mut grads);
             ckpt.adam.step(&mut ckpt.model.params, &grads[0], rate, f64::from(CLIP));
             ckpt.model.clip_output();
