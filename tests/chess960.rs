@@ -70,8 +70,9 @@ fn frc_position(n: usize) -> &'static str {
 fn castling_notation_follows_uci_chess960() {
     let _cpu = shared_cpu();
     let mut engine = Engine::ready();
-    let classical = parse_fen(CLASSICAL_CASTLING).unwrap();
-    let expected_total = shakmaty::perft(&classical, 1);
+    // Counted by hand: 16 pawn moves, king d1 and f1, two castles, a1 rook
+    // to b1-d1, h1 rook to g1 and f1: 25.
+    let expected_total = 25;
 
     engine.send(&format!("position fen {CLASSICAL_CASTLING}"));
     let (moves, total) = engine.perft(1);
@@ -88,12 +89,14 @@ fn castling_notation_follows_uci_chess960() {
     assert!(!moves.iter().any(|(m, _)| m == "e1g1" || m == "e1c1"), "{moves:?}");
 
     // King b1, rooks a1 and h1: king-takes-rook in both modes; b1c1 is a king step.
+    // By hand: 16 pawn moves, king c1, both castles (c1-g1 empty), h1
+    // rook to g1-c1: 24.
     let frc = "rk5r/pppppppp/8/8/8/8/PPPPPPPP/RK5R w AHah - 0 1";
     for chess960 in [false, true] {
         engine.set_chess960(chess960);
         engine.send(&format!("position fen {frc}"));
         let (moves, total) = engine.perft(1);
-        assert_eq!(total, shakmaty::perft(&parse_fen(frc).unwrap(), 1));
+        assert_eq!(total, 24, "{chess960}: {moves:?}");
         assert!(has_perft_move(&moves, "b1a1") && has_perft_move(&moves, "b1h1"), "{chess960}: {moves:?}");
         assert!(has_perft_move(&moves, "b1c1"), "{chess960}: {moves:?}");
         assert!(!moves.iter().any(|(m, _)| m == "b1g1"), "{chess960}: {moves:?}");
@@ -178,44 +181,72 @@ fn x_fen_and_shredder_fen_agree() {
     let _cpu = shared_cpu();
     let mut engine = Engine::ready();
     engine.set_chess960(true);
-    // King g1 between rooks b1 and h1; castling is possible on both sides.
-    let cases = [
+    // (X-FEN, Shredder-FEN, counts from depth 1), the counts worked out by
+    // hand or published.
+    let cases: [(&str, &str, Vec<u64>); 5] = [
+        // King g1 between rooks b1 and h1, castling possible on both sides.
+        // Every white move is 16 pawn moves, king f1, castles g1h1 (rook
+        // to f1) and g1b1 (king c1, rook d1, c1-f1 empty), b1 rook to a1
+        // and c1-f1: 24. Black's are the mirror image, and no first move
+        // touches the other side's: 24 x 24 at depth 2.
         (
             "1r4kr/pppppppp/8/8/8/8/PPPPPPPP/1R4KR w KQkq - 0 1",
             "1r4kr/pppppppp/8/8/8/8/PPPPPPPP/1R4KR w HBhb - 0 1",
+            vec![24, 576],
         ),
-        // Inner rooks (b1, b8) named by their file letter in X-FEN.
+        // Inner rooks (b1, b8) named by their file letter in X-FEN. White:
+        // 14 pawn moves, king d1 and f1, castles e1g1 (rook to f1) and
+        // e1b1 (king c1, rook d1), never with the outer a1 rook; a1 rook
+        // to a2-a7 and xa8, b1 rook to c1 and d1, g1 rook to f1 and h1: 29.
+        // Black likewise has 29 after any of the 22 moves that leave the
+        // a-file alone. After the a1 rook's: a2 28, a3 27, a4 26, a5 25
+        // (the a8 rook's file shortens), a6 25 (b7xa6 too), a7 23, xa8 22
+        // (the a8 rook's 7 moves go, b8xa8 comes, and castling to c8 would
+        // put the king on the opened rank): 22 x 29 + 176 = 814.
         (
             "rr2k1r1/1ppppppp/8/8/8/8/1PPPPPPP/RR2K1R1 w KBkb - 0 1",
             "rr2k1r1/1ppppppp/8/8/8/8/1PPPPPPP/RR2K1R1 w GBgb - 0 1",
+            vec![29, 814],
         ),
         // A start position in X-FEN (king d1 between rooks b1 and g1).
         (
             "nrbkqbrn/pppppppp/8/8/8/8/PPPPPPPP/NRBKQBRN w KQkq - 0 1",
             "nrbkqbrn/pppppppp/8/8/8/8/PPPPPPPP/NRBKQBRN w GBgb - 0 1",
+            published_counts("nrbkqbrn/pppppppp/8/8/8/8/PPPPPPPP/NRBKQBRN w GBgb - 0 1"),
+        ),
+        // Middlegames from the published castling suite.
+        (
+            "1bqrkrbn/1pp1pppp/1n1p3Q/p7/3P4/6N1/PPP1PPPP/NB1RKRB1 w KQkq - 0 4",
+            "1bqrkrbn/1pp1pppp/1n1p3Q/p7/3P4/6N1/PPP1PPPP/NB1RKRB1 w FDfd - 0 4",
+            published_counts("1bqrkrbn/1pp1pppp/1n1p3Q/p7/3P4/6N1/PPP1PPPP/NB1RKRB1 w FDfd - 0 4"),
+        ),
+        (
+            "1bbrkn1r/Q3p1p1/2pp1p1n/7p/1P1P4/8/P1P1PPPP/RN1KRBBN b KQkq - 0 8",
+            "1bbrkn1r/Q3p1p1/2pp1p1n/7p/1P1P4/8/P1P1PPPP/RN1KRBBN b EAhd - 0 8",
+            published_counts("1bbrkn1r/Q3p1p1/2pp1p1n/7p/1P1P4/8/P1P1PPPP/RN1KRBBN b EAhd - 0 8"),
         ),
     ];
-    for (x, shredder) in cases {
-        let expected = shakmaty::perft(&parse_fen(shredder).unwrap(), 3);
-        engine.send(&format!("position fen {shredder}"));
-        let (_, shredder_total) = engine.perft(3);
-        assert_eq!(shredder_total, expected, "{shredder}");
-        engine.send(&format!("position fen {x}"));
-        let (_, x_total) = engine.perft(3);
-        assert_eq!(x_total, expected, "{x}");
+    for (x, shredder, counts) in cases {
+        for fen in [shredder, x] {
+            engine.send(&format!("position fen {fen}"));
+            for (depth, &expected) in (1..=3).zip(&counts) {
+                let (_, total) = engine.perft(depth);
+                assert_eq!(total, expected, "{fen} depth {depth}");
+            }
+        }
         let (x_out, shredder_out) = engine.display();
         assert_eq!(shredder_out, shredder, "`d` after {x}");
         assert_eq!(x_out, x, "`d` after {x}");
     }
-    // The castling rights really are in play in the first two cases.
-    for fen in [
-        "1r4kr/pppppppp/8/8/8/8/PPPPPPPP/1R4KR w - - 0 1",
-        "rr2k1r1/1ppppppp/8/8/8/8/1PPPPPPP/RR2K1R1 w - - 0 1",
+    // The castling rights really are in play in the first two cases:
+    // without them exactly the two castles go.
+    for (fen, moves) in [
+        ("1r4kr/pppppppp/8/8/8/8/PPPPPPPP/1R4KR w - - 0 1", 22),
+        ("rr2k1r1/1ppppppp/8/8/8/8/1PPPPPPP/RR2K1R1 w - - 0 1", 27),
     ] {
         engine.send(&format!("position fen {fen}"));
-        let (_, total) = engine.perft(3);
-        let with_rights = shakmaty::perft(&parse_fen(&fen.replace(" - - ", " KQkq - ")).unwrap(), 3);
-        assert_ne!(total, with_rights, "{fen}: castling makes no difference at depth 3");
+        let (_, total) = engine.perft(1);
+        assert_eq!(total, moves, "{fen}");
     }
     // The inner-rook castle itself is listed.
     engine.send("position fen rr2k1r1/1ppppppp/8/8/8/8/1PPPPPPP/RR2K1R1 w KBkb - 0 1");

@@ -3,6 +3,7 @@
 
 mod common;
 
+use backrank_eval::nnue::format::QuantisedNet;
 use backrank_util::scratch::ScratchDir;
 use common::{Engine, SLOW};
 
@@ -22,12 +23,15 @@ fn temp_file(dir: &ScratchDir, name: &str, bytes: &[u8]) -> String {
 
 const EMBEDDED: &[u8] = include_bytes!("../nets/default.nnue");
 
+/// A Chess960 middlegame.
+const FRC_MIDDLEGAME: &str = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
+
 #[test]
 fn bad_eval_files_are_refused_and_play_goes_on() {
     let _cpu = common::shared_cpu();
     let dir = ScratchDir::new("nnue-bad-files");
     let mut engine = Engine::ready();
-    engine.send("position fen bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
+    engine.send(&format!("position fen {FRC_MIDDLEGAME}"));
     let before = final_evaluation(&mut engine);
     let mut wrong_header = EMBEDDED.to_vec();
     wrong_header[0] = b'X';
@@ -46,6 +50,25 @@ fn bad_eval_files_are_refused_and_play_goes_on() {
     engine.expect_line(|l| l.starts_with("bestmove ") && !l.contains("0000"), SLOW);
 }
 
+/// Loads, as `name`, another valid network: the embedded one with its
+/// output bias moved by `cp` centipawns' worth (checksum recomputed).
+/// Checks the one `info string` and that the evaluation moved by `cp`
+/// (the bias is the side to move's; integer rounding may move it by one);
+/// returns the new evaluation.
+fn load_shifted_net(engine: &mut Engine, dir: &ScratchDir, name: &str, cp: i32) -> i32 {
+    let before = final_evaluation(engine);
+    let net = QuantisedNet::from_bytes(EMBEDDED).unwrap();
+    let step = cp * backrank_eval::nnue::QA * backrank_eval::nnue::QB / net.scale as i32;
+    let shifted = QuantisedNet { output_bias: net.output_bias + step, ..net };
+    let path = temp_file(dir, name, &shifted.to_bytes());
+    engine.send(&format!("setoption name EvalFile value {path}"));
+    let answer = engine.sync();
+    assert_eq!(answer, [format!("info string EvalFile: loaded {name}")]);
+    let after = final_evaluation(engine);
+    assert!((after - before - cp).abs() <= 1, "{before} -> {after}");
+    after
+}
+
 #[test]
 fn eval_file_loads_a_network_and_empty_goes_back() {
     let _cpu = common::shared_cpu();
@@ -53,24 +76,91 @@ fn eval_file_loads_a_network_and_empty_goes_back() {
     let mut engine = Engine::ready();
     engine.send("position startpos moves e2e4 c7c5 g1f3");
     let embedded = final_evaluation(&mut engine);
-    // Another valid network: the embedded one with its output bias moved
-    // by one centipawn's worth (recomputing the checksum).
-    let net = backrank_eval::nnue::format::QuantisedNet::from_bytes(EMBEDDED).unwrap();
-    let shifted = backrank_eval::nnue::format::QuantisedNet {
-        output_bias: net.output_bias
-            + 200 * backrank_eval::nnue::QA * backrank_eval::nnue::QB / net.scale as i32,
-        ..net
-    };
-    let path = temp_file(&dir, "shifted.nnue", &shifted.to_bytes());
-    engine.send(&format!("setoption name EvalFile value {path}"));
-    let line = engine.expect_line(|l| l.starts_with("info string EvalFile"), SLOW);
-    assert!(line.contains("loaded shifted.nnue"), "{line}");
-    // The bias is the side to move's; integer rounding may move it by one.
-    let shifted = final_evaluation(&mut engine);
-    assert!((shifted - embedded - 200).abs() <= 1, "{embedded} -> {shifted}");
+    load_shifted_net(&mut engine, &dir, "shifted.nnue", 200);
     engine.send("go depth 3");
     engine.expect_line(|l| l.starts_with("bestmove "), SLOW);
     engine.send("setoption name EvalFile value <empty>");
     engine.expect_line(|l| l.contains("embedded network"), SLOW);
     assert_eq!(final_evaluation(&mut engine), embedded);
+}
+
+/// `bytes` with its last eight bytes replaced by the FNV-1a hash of the
+/// rest (the published 64-bit offset basis and prime), as a valid file ends.
+fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
+    let body = bytes.len() - 8;
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for &byte in &bytes[..body] {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    bytes[body..].copy_from_slice(&hash.to_le_bytes());
+    bytes
+}
+
+/// The embedded net with the header's 32-bit word `index` (0 the version,
+/// then inputs, hidden size, activation, QA, QB, scale) set to `value`,
+/// checksum made good.
+fn with_header_word(index: usize, value: u32) -> Vec<u8> {
+    let mut bytes = EMBEDDED.to_vec();
+    let at = 8 + 4 * index;
+    bytes[at..at + 4].copy_from_slice(&value.to_le_bytes());
+    with_checksum(bytes)
+}
+
+#[test]
+fn broken_nets_are_refused_with_their_reason_and_the_last_net_stays() {
+    let _cpu = common::shared_cpu();
+    let dir = ScratchDir::new("nnue-broken");
+    let mut engine = Engine::ready();
+    engine.send(&format!("position fen {FRC_MIDDLEGAME}"));
+    // First another valid net, so that keeping the last net is not the same
+    // as falling back to the embedded one.
+    let before = load_shifted_net(&mut engine, &dir, "last.nnue", 100);
+
+    let net = QuantisedNet::from_bytes(EMBEDDED).unwrap();
+    // A consistent file of another hidden size.
+    let hidden = 64;
+    let small = QuantisedNet {
+        hidden,
+        feature_weights: vec![0; backrank_eval::nnue::INPUTS * hidden],
+        feature_bias: vec![0; hidden],
+        output_weights: vec![0; 2 * hidden],
+        ..net.clone()
+    };
+    // An output weight of 200 / QB: 200 x QA overflows the output layer's 16 bits.
+    let mut output_weights = net.output_weights.clone();
+    output_weights[7] = 200;
+    let loud = QuantisedNet { output_weights, ..net.clone() };
+    // One feature weight's bit flipped, the checksum left as it was.
+    let mut damaged = EMBEDDED.to_vec();
+    damaged[5000] ^= 0x10;
+    let cases: [(&str, Vec<u8>, &str); 7] = [
+        ("hidden-header.nnue", with_header_word(2, 64), "wrong length for hidden size 64"),
+        ("hidden-64.nnue", small.to_bytes(), "hidden size 64, this build evaluates 128"),
+        ("qa.nnue", with_header_word(4, 127), "QA 127"),
+        ("qb.nnue", with_header_word(5, 64), "QB 64"),
+        ("version.nnue", with_header_word(0, 2), "version 2"),
+        ("checksum.nnue", damaged, "checksum mismatch"),
+        ("output-weight.nnue", loud.to_bytes(), "output weight is too large"),
+    ];
+    for (name, bytes, reason) in cases {
+        let path = temp_file(&dir, name, &bytes);
+        engine.send(&format!("setoption name EvalFile value {path}"));
+        let answer = engine.sync();
+        let [line] = answer.as_slice() else {
+            engine.fail(&format!("{name}: expected one line, got {answer:?}"));
+        };
+        if !line.starts_with("info string EvalFile: ")
+            || !line.contains(reason)
+            || !line.ends_with("keeping last.nnue")
+        {
+            engine.fail(&format!(
+                "{name}: expected the reason `{reason}` and `keeping last.nnue`, got {line:?}"
+            ));
+        }
+        assert_eq!(final_evaluation(&mut engine), before, "after {name}");
+    }
+    let (best, _, _) = engine.go("go depth 3");
+    let pos = backrank_uci::notation::parse_fen(FRC_MIDDLEGAME).unwrap();
+    common::assert_legal(&engine, &pos, &best, false);
 }

@@ -2,7 +2,10 @@
 //! and out of the usual order (`position`, `go` of every kind, `stop`,
 //! `ponderhit`, `isready`, `setoption`, `ucinewgame`, junk), against the
 //! built binary. Every `go` must get exactly one legal `bestmove`, every
-//! `isready` one `readyok`, and the engine must never die.
+//! `isready` one `readyok`, and the engine must never die. Best moves,
+//! ponder moves and PVs must be written as the `UCI_Chess960` setting of
+//! their `go` asks, castling above all: each toggle is followed by a search
+//! that must castle.
 
 mod common;
 
@@ -12,7 +15,7 @@ use std::time::{Duration, Instant};
 use backrank_uci::notation::{format_move, parse_fen, parse_move};
 use backrank_util::rng::SplitMix;
 use common::*;
-use shakmaty::{Chess, Position};
+use shakmaty::{Chess, Move, Position};
 
 /// Start points: classical, Chess960, DFRC, castling tests, endings, a
 /// checkmate and a stalemate (no legal move: `bestmove 0000`).
@@ -28,11 +31,48 @@ const POSITIONS: &[&str] = &[
     "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
 ];
 
+/// Positions whose side to move may castle at once: from the classical
+/// squares (e1g1 and e1c1 without `UCI_Chess960`, e1h1 and e1a1 with it),
+/// and from others (king-takes-rook either way).
+const CASTLING: &[&str] =
+    &["r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1", "1r2k1r1/8/8/8/8/8/8/1R2K1R1 w GBgb - 0 1"];
+
+/// A `go` waiting for its `bestmove`.
+struct Search {
+    pos: Chess,
+    /// The `UCI_Chess960` setting it was sent under.
+    chess960: bool,
+    /// The move it must answer (a search restricted to it).
+    must_play: Option<Move>,
+}
+
 /// What the test expects from the engine.
 struct Expected {
-    /// Positions of the `go`s still waiting for their `bestmove`, in order.
-    searches: VecDeque<Chess>,
+    /// The `go`s still waiting for their `bestmove`, in order.
+    searches: VecDeque<Search>,
     readyoks: usize,
+    /// Castling moves seen in best moves, ponder moves and PVs, by the
+    /// setting they were written under (false, true).
+    castles: [usize; 2],
+}
+
+/// Checks every move of a line from `pos` (a PV, or a best move and its
+/// ponder move): legal in turn, and written as `chess960` asks (castling
+/// king-takes-rook with `UCI_Chess960`, e1g1/e1c1 from the classical
+/// squares without). Counts the castles in `castles`.
+fn check_line<'a>(
+    engine: &Engine,
+    pos: &Chess,
+    moves: impl Iterator<Item = &'a str>,
+    chess960: bool,
+    castles: &mut [usize; 2],
+) {
+    let mut pos = pos.clone();
+    for text in moves {
+        let m = assert_legal(engine, &pos, text, chess960);
+        castles[usize::from(chess960)] += usize::from(m.is_castle());
+        pos = after(&pos, m);
+    }
 }
 
 /// A random `position` command, and the position it sets.
@@ -102,18 +142,33 @@ fn drain(engine: &mut Engine, expected: &mut Expected) {
             }
             expected.readyoks -= 1;
         } else if let Some(rest) = line.strip_prefix("bestmove ") {
-            let Some(pos) = expected.searches.pop_front() else {
+            let Some(Search { pos, chess960, must_play }) = expected.searches.pop_front() else {
                 engine.fail("a bestmove without a go");
             };
-            let best = rest.split_whitespace().next().unwrap_or("");
-            let legal = pos.legal_moves();
-            if best == "0000" {
-                if !legal.is_empty() {
-                    engine.fail("bestmove 0000 with legal moves");
+            let tokens: Vec<&str> = rest.split_whitespace().collect();
+            match tokens.as_slice() {
+                ["0000"] => {
+                    if !pos.legal_moves().is_empty() {
+                        engine.fail("bestmove 0000 with legal moves");
+                    }
                 }
-            } else if parse_move(&pos, best).is_err() {
-                engine.fail(&format!("illegal bestmove {best} in {}", backrank_uci::notation::x_fen(&pos)));
+                [best] | [best, "ponder", _] => {
+                    let line = std::iter::once(*best).chain(tokens.get(2).copied());
+                    check_line(engine, &pos, line, chess960, &mut expected.castles);
+                    if let Some(m) = must_play
+                        && parse_move(&pos, best) != Ok(m)
+                    {
+                        engine.fail(&format!("bestmove {best}, but only {m:?} was to be searched"));
+                    }
+                }
+                _ => engine.fail(&format!("malformed bestmove line: {line}")),
             }
+        } else if let Some((_, pv)) = line.split_once(" pv ") {
+            // A PV of the search under way, the oldest one unanswered.
+            let Some(search) = expected.searches.front() else {
+                engine.fail("a PV without a go");
+            };
+            check_line(engine, &search.pos, pv.split_whitespace(), search.chess960, &mut expected.castles);
         } else if line.starts_with("[stderr]") {
             engine.fail(&format!("the engine wrote to stderr: {line}"));
         }
@@ -125,8 +180,10 @@ fn random_command_sequences() {
     let _cpu = shared_cpu();
     let mut engine = Engine::ready();
     let mut rng = SplitMix(0x5EED);
-    let mut expected = Expected { searches: VecDeque::new(), readyoks: 0 };
+    let mut expected = Expected { searches: VecDeque::new(), readyoks: 0, castles: [0, 0] };
     let mut chess960 = false;
+    // Searches made to castle, by the setting they ran under (false, true).
+    let mut castle_searches = [0usize; 2];
     let mut current = Chess::default();
     let start = Instant::now();
     const SEQUENCES: usize = 2000;
@@ -140,7 +197,7 @@ fn random_command_sequences() {
                 }
                 3..=5 => {
                     engine.send(&random_go(&mut rng));
-                    expected.searches.push_back(current.clone());
+                    expected.searches.push_back(Search { pos: current.clone(), chess960, must_play: None });
                 }
                 6 => engine.send("stop"),
                 7 => engine.send("ponderhit"),
@@ -150,10 +207,26 @@ fn random_command_sequences() {
                 }
                 9 => {
                     let command = random_option(&mut rng);
+                    engine.send(&command);
                     if let Some(on) = command.strip_prefix("setoption name UCI_Chess960 value ") {
                         chess960 = on == "true";
+                        // Make the engine castle under the new setting: a
+                        // search restricted to one castle answers with it.
+                        let fen = CASTLING[rng.below(CASTLING.len() as u64) as usize];
+                        let pos = parse_fen(fen).unwrap();
+                        let castles: Vec<Move> =
+                            pos.legal_moves().into_iter().filter(|m| m.is_castle()).collect();
+                        let castle = castles[rng.below(castles.len() as u64) as usize];
+                        engine.send(&format!("position fen {fen}"));
+                        engine.send(&format!("go depth 1 searchmoves {}", uci_960(castle)));
+                        expected.searches.push_back(Search {
+                            pos: pos.clone(),
+                            chess960,
+                            must_play: Some(castle),
+                        });
+                        castle_searches[usize::from(chess960)] += 1;
+                        current = pos;
                     }
-                    engine.send(&command);
                 }
                 10 => {
                     engine.send("ucinewgame");
@@ -174,5 +247,19 @@ fn random_command_sequences() {
     }
     engine.expect_no_line(|l| l.starts_with("bestmove") || l == "readyok", Duration::from_millis(300));
     assert!(engine.quit_and_wait(STOP_LATENCY).is_some_and(|status| status.success()));
-    eprintln!("{SEQUENCES} sequences in {:.1} s", start.elapsed().as_secs_f64());
+    // Both settings were tried often (each search made to castle answered
+    // with its castle, written as checked above).
+    for on in [false, true] {
+        let (seen, made) = (expected.castles[usize::from(on)], castle_searches[usize::from(on)]);
+        assert!(
+            made >= 20 && seen >= made,
+            "UCI_Chess960 {on}: {seen} castles seen, {made} searches made to castle"
+        );
+    }
+    eprintln!(
+        "{SEQUENCES} sequences in {:.1} s; castles seen {:?}, searches made to castle {castle_searches:?} \
+         (UCI_Chess960 false, true)",
+        start.elapsed().as_secs_f64(),
+        expected.castles
+    );
 }

@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use backrank::controller::Controller;
+use backrank::controller::{Controller, send};
 use backrank::engine::Engine;
 use backrank::{bench, datagen, frc};
 use backrank_uci::notation::{parse_fen, shredder_fen, x_fen};
@@ -22,11 +22,10 @@ fn main() -> ExitCode {
             Controller::new().run(std::io::stdin().lock());
             Ok(())
         }
-        ["bench"] => bench::run(&mut Engine::new(), bench::DEFAULT_DEPTH, |line| println!("{line}")),
-        ["bench", depth] => depth
-            .parse()
-            .map_err(|_| USAGE.to_string())
-            .and_then(|d| bench::run(&mut Engine::new(), d, |line| println!("{line}"))),
+        ["bench"] => bench::run(&mut Engine::new(), bench::DEFAULT_DEPTH, send),
+        ["bench", depth] => {
+            depth.parse().map_err(|_| USAGE.to_string()).and_then(|d| bench::run(&mut Engine::new(), d, send))
+        }
         ["perft", fen, depth] => run_perft(fen, depth),
         ["frc", "random"] => print_frc(SplitMix::from_clock().below(u64::from(frc::COUNT)) as u32, None),
         ["frc", n] => print_frc_args(n, None),
@@ -56,7 +55,7 @@ fn print_spsa() -> Result<(), String> {
         );
     }
     for t in backrank_search::params::TUNABLES {
-        println!("{}", t.spsa_line());
+        send(&t.spsa_line());
     }
     Ok(())
 }
@@ -68,7 +67,7 @@ fn run_perft(fen: &str, depth: &str) -> Result<(), String> {
     engine.set_option("UCI_Chess960", Some("true"))?;
     engine.set_root(pos);
     for line in engine.perft(depth) {
-        println!("{line}");
+        send(&line);
     }
     Ok(())
 }
@@ -82,7 +81,7 @@ fn print_frc_args(white: &str, black: Option<&str>) -> Result<(), String> {
 fn print_frc(white: u32, black: Option<u32>) -> Result<(), String> {
     let black = black.unwrap_or(white);
     let pos = frc::position(white, black).ok_or("start positions are numbered 0 to 959")?;
-    println!("{}", shredder_fen(&pos));
-    println!("{}", x_fen(&pos));
+    send(&shredder_fen(&pos));
+    send(&x_fen(&pos));
     Ok(())
 }

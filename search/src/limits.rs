@@ -160,22 +160,65 @@ mod tests {
         }
     }
 
+    /// Soft target and hard limit in milliseconds.
+    fn budget(time_ms: i64, increment_ms: i64, moves_to_go: Option<u32>) -> (u64, u64) {
+        let tm = TimeManager::new(&clock(time_ms, increment_ms, moves_to_go), 10);
+        (tm.soft.unwrap().as_millis() as u64, tm.hard.unwrap().as_millis() as u64)
+    }
+
+    /// Budgets worked out by hand from the documented rules (a 10 ms
+    /// overhead kept back; 25 moves to go in sudden death; 75% of the
+    /// increment once the clock holds 20 increments, less in proportion
+    /// below; soft at most 25% of the clock, hard three softs but at most
+    /// 33%; on the last move before the control 50% and 70%), integer
+    /// milliseconds rounded down at each step.
+    #[test]
+    fn hand_worked_budgets() {
+        // 60+0: 59_990 / 25 = 2399 (25% would be 14_997); hard 3 x 2399 =
+        // 7197 (33% would be 19_796).
+        assert_eq!(budget(60_000, 0, None), (2399, 7197));
+        // 10+0.1: the clock holds 20 x 100 ms, so the increment counts
+        // whole: 9990 / 25 = 399, + 75 = 474; hard 3 x 474 = 1422.
+        assert_eq!(budget(10_000, 100, None), (474, 1422));
+        // 1+0.01: 990 / 25 = 39, + 75% of 10 = 7 (rounded down): 46; hard 138.
+        assert_eq!(budget(1_000, 10, None), (46, 138));
+        // 0.15+0.01: 140 ms left holds only 14 of the 20 increments, so
+        // 7 x 140 / 200 = 4 of the increment: 140 / 25 = 5, + 4 = 9;
+        // hard 27 (33% would be 46).
+        assert_eq!(budget(150, 10, None), (9, 27));
+        // 4 s for 40 moves: 3990 / 40 = 99; hard 297.
+        assert_eq!(budget(4_000, 0, Some(40)), (99, 297));
+        // The last move before the control, 500 ms: all 490 ms would be
+        // the share, capped at 50% (245) soft and 70% (343) hard.
+        assert_eq!(budget(500, 0, Some(1)), (245, 343));
+        // 50 ms: 40 / 25 = 1; hard 3 (33% would be 13).
+        assert_eq!(budget(50, 0, None), (1, 3));
+    }
+
     #[test]
     fn a_low_clock_climbs_back_from_the_increment() {
-        // Spend the whole soft target every move at 1+0.01: the clock must
-        // settle well above a single stall of a loaded machine.
+        // The worst case at 1+0.01: every search runs to its hard limit.
+        // Below 20 increments (L = clock - overhead under 200 ms) the hard
+        // limit is 3 x (L/25 + 7 L/200) = 0.225 L, so the clock settles
+        // where 0.225 L is the 10 ms increment: L = 44, a clock of 54 ms
+        // (rounding down each term leaves it a little higher). It must
+        // never run out, and stay above 40 ms.
         let (mut time, inc) = (1_000i64, 10);
         let mut lowest = time;
         for _ in 0..300 {
-            let tm = TimeManager::new(&clock(time, inc, None), 10);
-            time += inc - tm.soft.unwrap().as_millis() as i64;
+            let (_, hard) = budget(time, inc, None);
+            time += inc - hard as i64;
             lowest = lowest.min(time);
         }
-        assert!(lowest >= 100, "the clock fell to {lowest} ms");
-        // With a healthy clock the increment is spent as before.
-        let healthy = TimeManager::new(&clock(10_000, 100, None), 10);
-        let expected = (10_000 - 10) / DEFAULT_MOVES_TO_GO + 100 * INCREMENT_SHARE_PCT / 100;
-        assert_eq!(healthy.soft, Some(Duration::from_millis(expected as u64)));
+        assert!(lowest >= 40, "the clock fell to {lowest} ms");
+        // Forty moves to the control, each to the hard limit: the clock
+        // must last to the control.
+        let mut time = 4_000i64;
+        for moves_to_go in (1..=40).rev() {
+            let (_, hard) = budget(time, 0, Some(moves_to_go));
+            time -= hard as i64;
+            assert!(time > 0, "out of time with {moves_to_go} moves to go");
+        }
     }
 
     #[test]

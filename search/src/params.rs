@@ -245,9 +245,42 @@ mod tunable_tests {
             assert!(TUNABLES[..i].iter().all(|other| other.name != t.name));
         }
         assert_eq!(RFP_MARGIN.spsa_line(), "RFP_MARGIN, int, 90, 30, 180, 7.5, 0.002");
-        // The table is the formula's: 0.75 + ln(d) ln(m) / 2.25.
-        assert_eq!(lmr_reduction(10, 10), (0.75 + 10f64.ln() * 10f64.ln() / 2.25) as i32);
+    }
+
+    /// Entries of the reduction table worked out by hand from its
+    /// documented formula, 0.75 + ln(depth) x ln(move) / 2.25 rounded
+    /// down, with the move's 0-based index as `move`. The formula is
+    /// symmetric in depth and move, so a transposed table cannot be told
+    /// apart; the uneven points below catch a move or a depth counted from
+    /// one instead (each of them would come out 2), a logarithm to another
+    /// base, rounding instead of truncation, and a lost clamp.
+    #[test]
+    fn lmr_table_matches_hand_worked_entries() {
+        // ln 8 = 2.0794, ln 3 = 1.0986: 0.75 + 2.2845 / 2.25 = 1.765.
+        assert_eq!(lmr_reduction(8, 3), 1);
+        assert_eq!(lmr_reduction(3, 8), 1);
+        // ln 4 = 1.3863, ln 7 = 1.9459: 0.75 + 2.6976 / 2.25 = 1.949.
+        assert_eq!(lmr_reduction(4, 7), 1);
+        assert_eq!(lmr_reduction(7, 4), 1);
+        // ln 2 = 0.6931: 0.75 + 0.4805 / 2.25 = 0.964.
+        assert_eq!(lmr_reduction(2, 2), 0);
+        // ln 10 = 2.3026: 0.75 + 5.3019 / 2.25 = 3.106 (log2 would give 5).
+        assert_eq!(lmr_reduction(10, 10), 3);
+        // ln 6 = 1.7918, ln 40 = 3.6889: 0.75 + 6.6097 / 2.25 = 3.688.
+        assert_eq!(lmr_reduction(6, 40), 3);
+        assert_eq!(lmr_reduction(40, 6), 3);
+        // ln 30 = 3.4012, ln 3 = 1.0986: 0.75 + 3.7366 / 2.25 = 2.411.
+        assert_eq!(lmr_reduction(30, 3), 2);
+        // ln 1 = 0: only the base, 0.75, which rounds down to nothing; the
+        // first move (index 0) is never reduced.
+        assert_eq!(lmr_reduction(30, 1), 0);
         assert_eq!(lmr_reduction(1, 30), 0);
+        assert_eq!(lmr_reduction(30, 0), 0);
+        // Depth and index are clamped to 63: ln 63 = 4.1431,
+        // 0.75 + 17.1654 / 2.25 = 8.379.
+        assert_eq!(lmr_reduction(63, 63), 8);
+        assert_eq!(lmr_reduction(200, 500), 8);
+        assert_eq!(lmr_reduction(63, 200), 8);
     }
 }
 
@@ -270,13 +303,20 @@ mod spsa_tests {
             search.go(&pos, &[], &Limits::depth(9), &Signals::default(), |_| {}).report.nodes
         };
         let before = nodes();
+        // One tunable at a time, each back to its default before the next:
+        // each alone changes the tree searched (which way depends on the
+        // position), and the default brings the same tree back.
         RFP_MARGIN.set(170);
-        LMR_BASE.set(150);
-        assert_eq!((RFP_MARGIN.get(), LMR_BASE.get()), (170, 150));
-        let after = nodes();
+        assert_eq!(RFP_MARGIN.get(), 170);
+        let rfp = nodes();
         RFP_MARGIN.set(RFP_MARGIN.default);
+        assert_ne!(rfp, before, "RFP_MARGIN 170 searched the same {before} nodes");
+        assert_eq!(nodes(), before);
+        LMR_BASE.set(150);
+        assert_eq!(LMR_BASE.get(), 150);
+        let lmr = nodes();
         LMR_BASE.set(LMR_BASE.default);
-        assert_ne!(before, after);
+        assert_ne!(lmr, before, "LMR_BASE 150 searched the same {before} nodes");
         assert_eq!(nodes(), before);
         RFP_MARGIN.set(10_000);
         assert_eq!(RFP_MARGIN.get(), RFP_MARGIN.max);

@@ -409,12 +409,28 @@ mod tests {
     }
 
     #[test]
-    fn several_threads_agree_on_a_legal_move() {
-        let result =
-            search("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", &Limits::depth(6), 3);
-        let root = position("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
-        assert!(root.is_legal(result.best.unwrap()));
-        assert!(result.report.depth >= 6);
+    fn three_threads_take_the_hanging_queen_and_all_search() {
+        // Black's queen stands on d4, attacked by the f3 knight and
+        // defended by nothing: 1. Nxd4 wins a queen for nothing, and
+        // every other move lets it get away.
+        let root = position("rnb1kbnr/pppppppp/8/8/3q4/5N2/PPPPPPPP/RNBQKB1R w KQkq - 0 1");
+        let mut search = Search::new(4, 3).unwrap();
+        // Deep enough (tens of milliseconds) for the helpers, which start
+        // their first search cold, to take part.
+        let result = search.go(&root, &[], &Limits::depth(11), &Signals::default(), |_| {});
+        assert_eq!(result.best.unwrap().to_string(), "Nf3xd4");
+        // Nothing recaptures on d4: White is a queen up, far more than
+        // any positional score.
+        assert!(result.report.score > 500, "score {}", result.report.score);
+        assert!(result.report.depth >= 11, "depth {}", result.report.depth);
+        // The nodes reported are every thread's: more than the main
+        // thread searched by itself.
+        let main_nodes = search.main.nodes;
+        assert!(
+            result.report.nodes > main_nodes,
+            "{} reported, main thread {main_nodes}",
+            result.report.nodes
+        );
     }
 
     fn iteration(depth: i32, score: i32, best: &str) -> Iteration {

@@ -345,6 +345,40 @@ pub fn after(pos: &Chess, m: Move) -> Chess {
     next
 }
 
+// ---------------------------------------------------------------------------
+// Published perft counts
+// ---------------------------------------------------------------------------
+
+/// The 960 Chess960 start positions with their published perft counts
+/// (depths 1 to 5), in Shredder-FEN; line N+1 is position N.
+pub const FRC960_PERFT: &str = include_str!("../data/frc960-perft.epd");
+/// 300 Chess960 and DFRC middlegames near castling, with published perft
+/// counts (depths 1 to 4).
+pub const CASTLING_PERFT: &str = include_str!("../data/frc-castling-perft.epd");
+
+/// A suite line (`FEN ;D1 n ;D2 n ...`): the FEN and its (depth, count) pairs.
+pub fn parse_perft_line(line: &str) -> (&str, Vec<(u32, u64)>) {
+    let mut fields = line.split(';');
+    let fen = fields.next().unwrap().trim();
+    let counts = fields
+        .map(|field| {
+            let (depth, count) = field.trim().split_once(' ').unwrap();
+            (depth.trim_start_matches('D').parse().unwrap(), count.parse().unwrap())
+        })
+        .collect();
+    (fen, counts)
+}
+
+/// The published counts of `shredder_fen`, depth 1 first, from either suite.
+pub fn published_counts(shredder_fen: &str) -> Vec<u64> {
+    let line = [FRC960_PERFT, CASTLING_PERFT]
+        .iter()
+        .flat_map(|suite| suite.lines())
+        .find(|line| parse_perft_line(line).0 == shredder_fen)
+        .unwrap_or_else(|| panic!("{shredder_fen} is in no published suite"));
+    parse_perft_line(line).1.into_iter().map(|(_, count)| count).collect()
+}
+
 /// The project's one seedable RNG, for reproducible picks.
 #[allow(unused_imports)] // Not every test file draws random numbers.
 pub use backrank_util::rng::SplitMix;

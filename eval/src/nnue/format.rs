@@ -110,6 +110,9 @@ impl QuantisedNet {
                  (this build: {INPUTS}, SCReLU, {QA}, {QB})"
             ));
         }
+        if scale == 0 {
+            return Err("output scale 0: every position would evaluate as 0".into());
+        }
         if hidden == 0 || hidden > 1 << 16 || bytes.len() != Self::file_len(hidden) {
             return Err(format!("{} bytes: wrong length for hidden size {hidden}", bytes.len()));
         }
@@ -165,5 +168,7 @@ mod tests {
         version[8] = 9;
         assert!(QuantisedNet::from_bytes(&version).unwrap_err().contains("version"));
         assert!(QuantisedNet::from_bytes(b"").is_err());
+        let silent = QuantisedNet { scale: 0, ..sample(16) };
+        assert!(QuantisedNet::from_bytes(&silent.to_bytes()).unwrap_err().contains("scale 0"));
     }
 }
