@@ -421,6 +421,9 @@ fn exactly_one_bestmove_per_go() {
         engine.send("position startpos");
         engine.send("go depth 2");
     }
+    // `go perft` waits for a search only once it was told to stop (or has
+    // answered): after `stop` its output follows the last bestmove.
+    engine.send("stop");
     engine.send("go perft 1");
     let lines = engine.read_until(|l| l.starts_with("Nodes searched"), SLOW);
     let count = lines.iter().filter(|l| l.starts_with("bestmove")).count();
