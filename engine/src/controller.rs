@@ -250,14 +250,19 @@ fn identify() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use backrank_search::score::MATE;
+    use backrank_search::score::{MATE, TB_WIN};
 
     #[test]
     fn decided_scores_are_certain_and_others_follow_the_model() {
         let pos = Chess::default();
         assert_eq!(wdl(MATE - 5, &pos), [1000, 0, 0]);
         assert_eq!(wdl(-MATE + 5, &pos), [0, 0, 1000]);
-        assert_eq!(wdl(35, &pos), backrank_eval::wdl::per_mille(35, &pos));
-        assert!(wdl(35, &pos)[0] > wdl(0, &pos)[0]);
+        assert_eq!(wdl(TB_WIN - 1, &pos), [1000, 0, 0]);
+        // By hand from the fitted model, 78 pawns of material: m = 78/58,
+        // a = 384.1 - 222.1 m = 85.43, b = 167.1 - 47.5 m = 103.22;
+        // win = 1/(1 + e^((a - 35)/b)) = 0.380, loss = 1/(1 + e^((a + 35)/b)) = 0.237.
+        assert_eq!(wdl(35, &pos), [380, 383, 237]);
+        // The other side's view mirrors it.
+        assert_eq!(wdl(-35, &pos), [237, 383, 380]);
     }
 }

@@ -362,13 +362,15 @@ mod tests {
 
     #[test]
     fn think_searches_the_game_position() {
+        // After 1. f3 e5 2. g4 only Black's Qh4 mates: the search must be
+        // of the position the moves lead to, with Black to move.
         let mut engine = Engine::new();
-        let moves: Vec<String> = ["e2e4", "e7e5"].iter().map(|s| s.to_string()).collect();
+        let moves: Vec<String> = ["f2f3", "e7e5", "g2g4"].iter().map(|s| s.to_string()).collect();
         engine.set_position(&PositionStart::StartPos, &moves).unwrap();
-        let result = engine.think(&Limits::depth(4));
-        let best = result.best.unwrap();
-        assert!(engine.position().is_legal(best));
-        engine.play(best);
-        assert_eq!(engine.position().turn(), Color::Black);
+        let result = engine.think(&Limits::depth(3));
+        assert_eq!(result.best.unwrap().to_string(), "Qd8-h4");
+        assert_eq!(backrank_search::score::mate_in_moves(result.report.score), 1);
+        engine.play(result.best.unwrap());
+        assert!(engine.position().is_checkmate());
     }
 }
