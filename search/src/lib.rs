@@ -14,7 +14,9 @@
 //! * `movegen`: the captures and promotions quiescence searches, generated
 //!   directly;
 //! * `movepick`: move ordering;
-//! * `negamax`: alpha-beta and quiescence;
+//! * `negamax`: alpha-beta (principal variation search);
+//! * `pruning`: node and move pruning, late move reductions;
+//! * `quiescence`: the captures-only search at the leaves;
 //! * `worker`: one thread's state and its iterative deepening;
 //! * `pool`: the front door, and the vote on the move to play;
 //! * `threads`: the persistent helper threads;
@@ -32,6 +34,8 @@ mod negamax;
 pub mod params;
 mod pool;
 mod position;
+mod pruning;
+mod quiescence;
 pub mod score;
 mod see;
 pub mod tablebase;

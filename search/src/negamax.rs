@@ -1,28 +1,21 @@
 //! The alpha-beta search proper: principal variation search with a
 //! quiescence search at the leaves.
 
-use shakmaty::{Chess, Move, MoveList, Position};
-
-use crate::history::{Line, bonus, piece_to};
-use crate::movegen::quiescence_moves;
-use crate::movepick::{MovePicker, is_noisy};
-use crate::params::{
-    EXTENSION_MAX_PLY, FP_BASE, FP_MARGIN, FP_MAX_DEPTH, IIR_MIN_DEPTH, LMP_MAX_DEPTH, LMR_HISTORY_DIVISOR,
-    LMR_MIN_DEPTH, LMR_MIN_MOVES, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR,
-    NMP_EVAL_MAX_REDUCTION, NMP_MIN_DEPTH, QS_DELTA_MARGIN, RAZOR_BASE, RAZOR_MARGIN, RAZOR_MAX_DEPTH,
-    RFP_MARGIN, RFP_MAX_DEPTH, SE_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_MARGIN, SEE_NOISY_MARGIN,
-    SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, TB_DEPTH_BONUS, lmp_limit, lmr_reduction,
-};
-use crate::position::{
-    has_non_pawn_material, is_insufficient_material, key_after, key_of, null_move, null_move_key,
-};
-use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_decisive, mated_in};
-use crate::see::{piece_value, see_ge};
-use crate::tablebase::wdl_score;
-use crate::tt::{Bound, TtEntry, is_packed, pack_move};
-use shakmaty_syzygy::Wdl;
 use std::sync::atomic::Ordering;
 
+use shakmaty::{Chess, Move, MoveList, Position};
+use shakmaty_syzygy::Wdl;
+
+use crate::history::{Line, bonus, piece_to};
+use crate::movepick::{MovePicker, is_noisy};
+use crate::params::{
+    EXTENSION_MAX_PLY, IIR_MIN_DEPTH, SE_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_MARGIN, TB_DEPTH_BONUS,
+};
+use crate::position::{is_insufficient_material, key_after, key_of};
+use crate::pruning::MoveFate;
+use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_decisive, mated_in};
+use crate::tablebase::wdl_score;
+use crate::tt::{Bound, TtEntry, is_packed, pack_move};
 use crate::worker::{EVAL_NONE, PlyState, Shared, Worker};
 
 /// A node of the tree: its position, its key (already on the key stack),
@@ -81,26 +74,8 @@ impl Worker {
             return DRAW;
         }
         self.seldepth = self.seldepth.max(ply + 1);
-
-        if !root {
-            // Draws by rule. (A mate on the hundredth half-move still counts:
-            // that case is caught below, where there are no legal moves.)
-            if is_insufficient_material(pos) || self.is_repetition(pos.halfmoves()) {
-                return DRAW;
-            }
-            if pos.halfmoves() >= 100 && !(pos.is_check() && pos.legal_moves().is_empty()) {
-                return DRAW;
-            }
-            if ply >= MAX_PLY - 1 {
-                return self.evaluate(pos, ply);
-            }
-            // Mate distance pruning: no line from here can beat a mate
-            // already found nearer the root.
-            alpha = alpha.max(mated_in(ply));
-            beta = beta.min(-mated_in(ply + 1));
-            if alpha >= beta {
-                return alpha;
-            }
+        if !root && let Some(score) = self.ends_before_search(node, &mut alpha, &mut beta) {
+            return score;
         }
 
         // A singular-extension search of this node leaves one move out: the
@@ -119,119 +94,31 @@ impl Worker {
         }
         let tt_move = tt_hit.map_or(0, |hit| hit.packed_move);
 
-        // Tablebases, right after a capture or pawn move (the only moment
-        // the WDL tables are exact under the fifty-move rule): the result
-        // ends the node when its bound allows, else bounds a PV node.
         let original_alpha = alpha;
         let mut best_score = -crate::score::INFINITY;
         let mut max_score = crate::score::INFINITY;
-        if !root
-            && excluded.is_none()
-            && pos.halfmoves() == 0
-            && depth >= shared.tablebases.config.probe_depth
-            && let Some(wdl) = shared.tablebases.probe_wdl(pos)
-        {
-            shared.tb_hits.fetch_add(1, Ordering::Relaxed);
-            let score = wdl_score(wdl, ply);
-            let bound = match wdl {
-                Wdl::Win => Bound::Lower,
-                Wdl::Loss => Bound::Upper,
-                _ => Bound::Exact,
-            };
-            if tt_cutoff(bound, score, alpha, beta) {
-                let depth = (depth + TB_DEPTH_BONUS.get()).min(MAX_PLY as i32);
-                let static_eval = self.evaluate(pos, ply);
-                shared.tt.store(key, ply, TtEntry { packed_move: 0, score, static_eval, depth, bound });
-                return score;
-            }
-            if pv_node {
-                if bound == Bound::Lower {
+        if !root && excluded.is_none() {
+            match self.probe_tablebases(shared, node, depth, alpha, beta) {
+                Some(TablebaseResult::Cutoff(score)) => return score,
+                // Not decisive here: it bounds a PV node's score.
+                Some(TablebaseResult::AtLeast(score)) if pv_node => {
                     best_score = score;
                     alpha = alpha.max(score);
-                } else {
-                    max_score = score;
                 }
+                Some(TablebaseResult::AtMost(score)) if pv_node => max_score = score,
+                _ => {}
             }
         }
 
-        let in_check = pos.is_check();
-        // The table caches static evaluations too.
-        let static_eval = match tt_hit {
-            _ if in_check => DRAW,
-            Some(hit) => hit.static_eval,
-            None => self.evaluate(pos, ply),
-        };
-        self.stack[ply].static_eval = if in_check { EVAL_NONE } else { static_eval };
-        // A stored search result bounds the position better than the
-        // static evaluation does, where its bound points the right way;
-        // not in a singular test, whose stored result is the excluded
-        // move's own.
-        let eval = match tt_hit {
-            Some(hit)
-                if !in_check
-                    && excluded.is_none()
-                    && !is_decisive(hit.score)
-                    && tt_cutoff(hit.bound, hit.score, static_eval, static_eval + 1) =>
-            {
-                hit.score
-            }
-            _ => static_eval,
-        };
-        // Is our static evaluation better than a move ago (two plies)? Then
-        // cut-offs are likelier and pruning can be bolder (from 7630fbb).
-        let improving = !in_check && self.is_improving(ply, static_eval);
-
-        // Reverse futility pruning: far enough above beta near the leaves, a
-        // quiet position will not fall below it within the remaining depth.
-        // No SPRT of its own: part of the selective-search bundle of
-        // a2aff2f, +341.9 for all six together (RFP, LMP and futility, SEE
-        // in quiescence, aspiration windows, the quiescence table, LMR's
-        // first form), measured with the hand-crafted evaluation.
-        if !pv_node
-            && !in_check
-            && depth <= RFP_MAX_DEPTH.get()
-            && eval - RFP_MARGIN.get() * (depth - i32::from(improving)) >= beta
-            && !is_decisive(beta)
-        {
-            return eval;
-        }
-
-        // Razoring: far below alpha near the leaves, only a tactic can save
-        // the node; if quiescence finds none, trust it. No SPRT of its own:
-        // part of 7630fbb's toolkit, +75.2 with the histories, razoring, IIR
-        // and SEE pruning together (hand-crafted evaluation).
-        if !pv_node
-            && !in_check
-            && depth <= RAZOR_MAX_DEPTH.get()
-            && eval + RAZOR_BASE.get() + RAZOR_MARGIN.get() * depth * depth < alpha
-        {
-            let score = self.quiescence(shared, node, alpha, beta);
-            if score <= alpha {
-                return score;
-            }
-        }
-
-        // Null-move pruning (+143.0, d2e6bf7, 4+0.04, hand-crafted
-        // evaluation): if passing the turn still fails high at a reduced
-        // depth, a real move will too.
-        // Not in check (illegal), not twice in a row (the search would
-        // collapse), not with only pawns left (zugzwang is common there).
-        if !pv_node
-            && !in_check
-            && depth >= NMP_MIN_DEPTH.get()
-            && eval >= beta
-            && !self.stack[ply].null
-            && excluded.is_none()
-            && has_non_pawn_material(pos)
-            && let Some(score) = self.null_move_search(shared, node, depth, beta, eval)
-        {
+        let state = self.node_state(node, tt_hit, pv_node, excluded);
+        if !pv_node && let Some(score) = self.prune_node(shared, node, depth, alpha, beta, &state) {
             return score;
         }
 
         // Internal iterative reduction: without a table move this node was
         // never searched (or not usefully); a shallower search costs less
         // and fills the table for the next iteration. No SPRT of its own:
-        // part of 7630fbb's toolkit (see razoring).
+        // part of 7630fbb's toolkit (see razoring in `prune_node`).
         if depth >= IIR_MIN_DEPTH.get() && tt_move == 0 {
             depth -= 1;
         }
@@ -241,7 +128,7 @@ impl Worker {
             moves.retain(|m| self.root_moves.contains(m) && !self.root_excluded.contains(m));
         }
         if moves.is_empty() {
-            return if in_check { mated_in(ply) } else { DRAW };
+            return if state.in_check { mated_in(ply) } else { DRAW };
         }
 
         let side = pos.turn();
@@ -262,34 +149,12 @@ impl Worker {
             // Shallow pruning, once a move has saved us from being mated,
             // decided before the move is made (that is the costly part).
             if !root && best_score > -MATE_BOUND {
-                // Shallow quiet-move pruning (measured with reverse futility
-                // pruning's bundle): late move pruning (late quiet moves of
-                // a well-ordered node rarely matter) and futility pruning (a quiet move cannot
-                // lift a static evaluation this far below alpha). Both hold
-                // for every later quiet move too, so the picker skips them.
-                if !pv_node && !in_check && !is_noisy(m) {
-                    let late =
-                        depth <= LMP_MAX_DEPTH.get() && quiets_tried.len() >= lmp_limit(depth, improving);
-                    let futile = depth <= FP_MAX_DEPTH.get()
-                        && eval + FP_BASE.get() + FP_MARGIN.get() * depth <= alpha;
-                    if late || futile {
+                let good_noisy = picker.last_was_good_noisy();
+                match self.prune_move(pos, m, depth, alpha, &state, quiets_tried.len(), good_noisy) {
+                    MoveFate::Search => {}
+                    MoveFate::Skip => continue,
+                    MoveFate::SkipQuiets => {
                         picker.skip_quiets();
-                        continue;
-                    }
-                }
-                // SEE pruning: near the leaves, a move that loses material
-                // in the exchange on its square (more for captures, as
-                // depth grows) is not worth a search. No SPRT of its own:
-                // part of 7630fbb's toolkit (see razoring).
-                // A capture of the picker's good stage has passed a stricter
-                // test already (an exchange at least even).
-                if depth <= SEE_PRUNE_MAX_DEPTH.get() && !(is_noisy(m) && picker.last_was_good_noisy()) {
-                    let threshold = if is_noisy(m) {
-                        -SEE_NOISY_MARGIN.get() * depth * depth
-                    } else {
-                        -SEE_QUIET_MARGIN.get() * depth
-                    };
-                    if !see_ge(pos, m, threshold) {
                         continue;
                     }
                 }
@@ -327,34 +192,9 @@ impl Worker {
             let score = if index == 0 {
                 -self.negamax(shared, child_node, new_depth, -beta, -alpha)
             } else {
-                // Late move reductions (+143.4 alone, d3beb61, 4+0.04,
-                // hand-crafted evaluation):
-                // well-ordered nodes rarely find their best move late, so
-                // late quiet moves are searched shallower first, and again at
-                // full depth only if they beat alpha.
-                let reduction = if depth >= LMR_MIN_DEPTH.get()
-                    && index >= LMR_MIN_MOVES.get() as usize + usize::from(pv_node)
-                    && !is_noisy(m)
-                    && !in_check
-                    && !gives_check
-                {
-                    let history = self.histories.quiet(&line, m);
-                    (lmr_reduction(depth, index) - i32::from(pv_node) + i32::from(!improving)
-                        - history / LMR_HISTORY_DIVISOR.get())
-                    .clamp(0, new_depth - 1)
-                } else {
-                    0
-                };
-                // PVS: prove the move worse with a null window; re-search
-                // with the full window only when it is not.
-                let mut score = -self.negamax(shared, child_node, new_depth - reduction, -alpha - 1, -alpha);
-                if score > alpha && reduction > 0 {
-                    score = -self.negamax(shared, child_node, new_depth, -alpha - 1, -alpha);
-                }
-                if score > alpha && score < beta {
-                    score = -self.negamax(shared, child_node, new_depth, -beta, -alpha);
-                }
-                score
+                let reduction =
+                    self.late_move_reduction(&line, m, depth, new_depth, index, gives_check, &state);
+                self.zero_window_first(shared, child_node, new_depth, reduction, alpha, beta)
             };
             self.keys.pop();
             if root && let Some(i) = self.root_moves.iter().position(|&r| r == m) {
@@ -393,10 +233,134 @@ impl Worker {
         let bound = bound_of(best_score, original_alpha, beta);
         if !(root && shared.signals.is_stopped()) {
             let packed = best_move.map_or(0, pack_move);
-            let entry = TtEntry { packed_move: packed, score: best_score, static_eval, depth, bound };
+            let entry = TtEntry {
+                packed_move: packed,
+                score: best_score,
+                static_eval: state.static_eval,
+                depth,
+                bound,
+            };
             shared.tt.store(key, ply, entry);
         }
         best_score
+    }
+
+    /// PVS for every move but the first: prove the move worse with a null
+    /// window (at a reduced depth first, if `reduction`); re-search it at
+    /// full depth, then with the full window, only while it is not.
+    fn zero_window_first(
+        &mut self,
+        shared: &Shared,
+        child: Node,
+        new_depth: i32,
+        reduction: i32,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        let mut score = -self.negamax(shared, child, new_depth - reduction, -alpha - 1, -alpha);
+        if score > alpha && reduction > 0 {
+            score = -self.negamax(shared, child, new_depth, -alpha - 1, -alpha);
+        }
+        if score > alpha && score < beta {
+            score = -self.negamax(shared, child, new_depth, -beta, -alpha);
+        }
+        score
+    }
+
+    /// Whether a (non-root) node ends before any search: a draw by rule,
+    /// the ply limit, or mate distance pruning, which also narrows the
+    /// window to the scores a line from here can still reach.
+    fn ends_before_search(&mut self, node: Node, alpha: &mut i32, beta: &mut i32) -> Option<i32> {
+        let Node { pos, ply, .. } = node;
+        // Draws by rule. (A mate on the hundredth half-move still counts:
+        // that case is caught here, where there are no legal moves.)
+        if is_insufficient_material(pos) || self.is_repetition(pos.halfmoves()) {
+            return Some(DRAW);
+        }
+        if pos.halfmoves() >= 100 && !(pos.is_check() && pos.legal_moves().is_empty()) {
+            return Some(DRAW);
+        }
+        if ply >= MAX_PLY - 1 {
+            return Some(self.evaluate(pos, ply));
+        }
+        // Mate distance pruning: no line from here can beat a mate already
+        // found nearer the root.
+        *alpha = (*alpha).max(mated_in(ply));
+        *beta = (*beta).min(-mated_in(ply + 1));
+        (*alpha >= *beta).then_some(*alpha)
+    }
+
+    /// Tablebases, right after a capture or pawn move (the only moment the
+    /// WDL tables are exact under the fifty-move rule): the result ends the
+    /// node when its bound allows (and is stored), else it bounds the score.
+    fn probe_tablebases(
+        &mut self,
+        shared: &Shared,
+        node: Node,
+        depth: i32,
+        alpha: i32,
+        beta: i32,
+    ) -> Option<TablebaseResult> {
+        let Node { pos, key, ply } = node;
+        if pos.halfmoves() != 0 || depth < shared.tablebases.config.probe_depth {
+            return None;
+        }
+        let wdl = shared.tablebases.probe_wdl(pos)?;
+        shared.tb_hits.fetch_add(1, Ordering::Relaxed);
+        let score = wdl_score(wdl, ply);
+        let bound = match wdl {
+            Wdl::Win => Bound::Lower,
+            Wdl::Loss => Bound::Upper,
+            _ => Bound::Exact,
+        };
+        if tt_cutoff(bound, score, alpha, beta) {
+            let depth = (depth + TB_DEPTH_BONUS.get()).min(MAX_PLY as i32);
+            let static_eval = self.evaluate(pos, ply);
+            shared.tt.store(key, ply, TtEntry { packed_move: 0, score, static_eval, depth, bound });
+            return Some(TablebaseResult::Cutoff(score));
+        }
+        Some(if bound == Bound::Lower {
+            TablebaseResult::AtLeast(score)
+        } else {
+            TablebaseResult::AtMost(score)
+        })
+    }
+
+    /// The node's evaluations, once the table has been read: the static
+    /// evaluation (cached in the table) and the same refined by a stored
+    /// search result where its bound points the right way.
+    fn node_state(
+        &mut self,
+        node: Node,
+        tt_hit: Option<TtEntry>,
+        pv_node: bool,
+        excluded: Option<Move>,
+    ) -> NodeState {
+        let Node { pos, ply, .. } = node;
+        let in_check = pos.is_check();
+        let static_eval = match tt_hit {
+            _ if in_check => DRAW,
+            Some(hit) => hit.static_eval,
+            None => self.evaluate(pos, ply),
+        };
+        self.stack[ply].static_eval = if in_check { EVAL_NONE } else { static_eval };
+        // Not in a singular test, whose stored result is the excluded
+        // move's own.
+        let eval = match tt_hit {
+            Some(hit)
+                if !in_check
+                    && excluded.is_none()
+                    && !is_decisive(hit.score)
+                    && tt_cutoff(hit.bound, hit.score, static_eval, static_eval + 1) =>
+            {
+                hit.score
+            }
+            _ => static_eval,
+        };
+        // Is our static evaluation better than a move ago (two plies)? Then
+        // cut-offs are likelier and pruning can be bolder (from 7630fbb).
+        let improving = !in_check && self.is_improving(ply, static_eval);
+        NodeState { pv_node, in_check, static_eval, eval, improving, excluded }
     }
 
     /// The singular-extension test of the table move `m` (see singular
@@ -433,34 +397,6 @@ impl Worker {
         }
     }
 
-    /// Searches the null move with a reduced null window around `beta`;
-    /// the score when it fails high (mates are not trusted: passing is not
-    /// a legal move), else `None`.
-    fn null_move_search(
-        &mut self,
-        shared: &Shared,
-        node: Node,
-        depth: i32,
-        beta: i32,
-        static_eval: i32,
-    ) -> Option<i32> {
-        let Node { pos, key, ply } = node;
-        let child = null_move(pos)?;
-        let child_key = null_move_key(pos, key);
-        let reduction = NMP_BASE_REDUCTION.get()
-            + depth / NMP_DEPTH_DIVISOR.get()
-            + ((static_eval - beta) / NMP_EVAL_DIVISOR.get()).min(NMP_EVAL_MAX_REDUCTION.get());
-        self.keys.push(child_key);
-        self.stack[ply + 1] = PlyState::reached_by(None, true);
-        let child_node = Node { pos: &child, key: child_key, ply: ply + 1 };
-        let score = -self.negamax(shared, child_node, depth - 1 - reduction, -beta, -beta + 1);
-        self.keys.pop();
-        if shared.signals.is_stopped() || score < beta {
-            return None;
-        }
-        Some(if is_decisive(score) { beta } else { score })
-    }
-
     /// Move `best` caused a cut-off: it gains history (a quiet one also
     /// becomes a killer and a countermove); the moves of its kind tried
     /// before it lose history, and so do the captures tried before it.
@@ -479,111 +415,11 @@ impl Worker {
             self.histories.update_capture(line.side, other, -delta);
         }
     }
-
-    /// Quiescence search: only captures and promotions (all evasions when in
-    /// check), with the static evaluation as a lower bound ("stand pat")
-    /// since the side to move need not capture.
-    pub(crate) fn quiescence(&mut self, shared: &Shared, node: Node, mut alpha: i32, beta: i32) -> i32 {
-        let Node { pos, key, ply } = node;
-        if self.count_node(shared) {
-            return DRAW;
-        }
-        self.seldepth = self.seldepth.max(ply + 1);
-        if ply >= MAX_PLY - 1 {
-            return self.evaluate(pos, ply);
-        }
-        if is_insufficient_material(pos) {
-            return DRAW;
-        }
-        // The transposition table in quiescence (measured with reverse
-        // futility pruning's bundle): any stored result is at least as deep
-        // as this search.
-        let pv_node = beta - alpha > 1;
-        let tt_hit = shared.tt.probe(key, ply);
-        if let Some(hit) = tt_hit
-            && !pv_node
-            && tt_cutoff(hit.bound, hit.score, alpha, beta)
-        {
-            return hit.score;
-        }
-        let in_check = pos.is_check();
-        let original_alpha = alpha;
-        let mut best_score = -crate::score::INFINITY;
-        let mut static_eval = DRAW;
-        if !in_check {
-            static_eval = match tt_hit {
-                Some(hit) => hit.static_eval,
-                None => self.evaluate(pos, ply),
-            };
-            if static_eval >= beta {
-                return static_eval;
-            }
-            alpha = alpha.max(static_eval);
-            best_score = static_eval;
-        }
-
-        // Out of check, only captures and queen promotions, generated
-        // directly; in check, every evasion.
-        let mut moves = if in_check { pos.legal_moves() } else { quiescence_moves(pos) };
-        if in_check && moves.is_empty() {
-            return mated_in(ply);
-        }
-        let tt_move = tt_hit.map_or(0, |hit| hit.packed_move);
-        let line = self.line(pos.turn(), ply);
-        let mut picker = MovePicker::new(pos, &mut moves, tt_move, line);
-        let mut best_move = None;
-        while let Some(m) = picker.next(&self.histories) {
-            if !in_check {
-                // Losing captures are not worth resolving (measured with
-                // reverse futility pruning's bundle, as SEE in quiescence):
-                // the stand-pat score is already better. The picker hands them (and under-promotions) out
-                // last, so the loop ends there; only the table move, which
-                // the picker does not sort, needs its exchange tested here.
-                if picker.last_was_bad_noisy() {
-                    break;
-                }
-                if !picker.last_was_good_noisy() && !see_ge(pos, m, 0) {
-                    continue;
-                }
-                // Delta pruning: a capture whose victim, with a margin for
-                // the positional swing, cannot lift the static evaluation to
-                // alpha is not searched. Sound in the sense of stand pat:
-                // the side to move keeps its static score. No SPRT of its
-                // own: part of 175db96's quiescence change, +40.8 with
-                // 052aaba's table buckets (net v1d, 4+0.04).
-                let gain = m.capture().map_or(0, piece_value);
-                if m.promotion().is_none() && static_eval + gain + QS_DELTA_MARGIN.get() <= alpha {
-                    continue;
-                }
-            }
-            let (child, child_key) = play(shared, pos, key, m);
-            self.stack[ply + 1] = PlyState::reached_by(Some(piece_to(line.side, m)), false);
-            let child_node = Node { pos: &child, key: child_key, ply: ply + 1 };
-            let score = -self.quiescence(shared, child_node, -beta, -alpha);
-            if shared.signals.is_stopped() {
-                return DRAW;
-            }
-            if score > best_score {
-                best_score = score;
-                if score > alpha {
-                    alpha = score;
-                    best_move = Some(m);
-                    if score >= beta {
-                        break;
-                    }
-                }
-            }
-        }
-        let bound = bound_of(best_score, original_alpha, beta);
-        let packed_move = best_move.map_or(0, pack_move);
-        shared.tt.store(key, ply, TtEntry { packed_move, score: best_score, static_eval, depth: 0, bound });
-        best_score
-    }
 }
 
 /// The position after `m` and its key. The key comes first, so that the
 /// child's table bucket is on its way from memory while the move is made.
-fn play(shared: &Shared, pos: &Chess, key: u64, m: Move) -> (Chess, u64) {
+pub(crate) fn play(shared: &Shared, pos: &Chess, key: u64, m: Move) -> (Chess, u64) {
     let child_key = key_after(pos, key, m);
     if let Some(child_key) = child_key {
         shared.tt.prefetch(child_key);
@@ -592,6 +428,29 @@ fn play(shared: &Shared, pos: &Chess, key: u64, m: Move) -> (Chess, u64) {
     child.play_unchecked(m);
     let child_key = child_key.unwrap_or_else(|| key_of(&child));
     (child, child_key)
+}
+
+/// What a node knows before its moves are searched.
+pub(crate) struct NodeState {
+    pub pv_node: bool,
+    pub in_check: bool,
+    /// The static evaluation (a draw score in check).
+    pub static_eval: i32,
+    /// The static evaluation refined by the table's score.
+    pub eval: i32,
+    /// The static evaluation beats the one a move ago.
+    pub improving: bool,
+    /// The move a singular-extension search leaves out.
+    pub excluded: Option<Move>,
+}
+
+/// What the tablebases say of a node.
+enum TablebaseResult {
+    /// The result decides the node: its score.
+    Cutoff(i32),
+    /// The node scores at least (a win) or at most (a loss) this.
+    AtLeast(i32),
+    AtMost(i32),
 }
 
 /// The verdict of the singular-extension test.
@@ -606,7 +465,7 @@ enum Singular {
 }
 
 /// Whether a stored score with `bound` decides a node with window (alpha, beta).
-fn tt_cutoff(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
+pub(crate) fn tt_cutoff(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
     match bound {
         Bound::Exact => true,
         Bound::Lower => score >= beta,
@@ -615,7 +474,7 @@ fn tt_cutoff(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
 }
 
 /// The bound a node's best score proves, given the window it was searched with.
-fn bound_of(best_score: i32, original_alpha: i32, beta: i32) -> Bound {
+pub(crate) fn bound_of(best_score: i32, original_alpha: i32, beta: i32) -> Bound {
     if best_score >= beta {
         Bound::Lower
     } else if best_score > original_alpha {
