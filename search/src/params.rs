@@ -291,8 +291,42 @@ mod spsa_tests {
     use super::*;
     use crate::{Limits, Search, Signals};
 
+    /// The tests here change values every search reads: one at a time.
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    #[test]
+    fn spsa_every_tunable_is_safe_at_both_ends_of_its_range() {
+        let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let positions = [
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+            "8/8/3bk3/8/8/8/3RK3/4R3 b - - 0 1",
+            "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1",
+        ]
+        .map(|fen| {
+            fen.parse::<shakmaty::fen::Fen>()
+                .unwrap()
+                .into_position::<shakmaty::Chess>(shakmaty::CastlingMode::Chess960)
+                .unwrap()
+        });
+        let limits = Limits { depth: Some(9), nodes: Some(20_000), ..Limits::default() };
+        for t in TUNABLES {
+            for value in [t.min, t.max] {
+                t.set(value);
+                for pos in &positions {
+                    let mut search = Search::new(1, 1).unwrap();
+                    let result = search.go(pos, &[], &limits, &Signals::default(), |_| {});
+                    let best = result.best.unwrap_or_else(|| panic!("{} = {value}: no move", t.name));
+                    assert!(shakmaty::Position::is_legal(pos, best), "{} = {value}", t.name);
+                }
+            }
+            t.set(t.default);
+        }
+    }
+
     #[test]
     fn spsa_setting_tunables_changes_the_search() {
+        let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let pos: shakmaty::Chess = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
             .parse::<shakmaty::fen::Fen>()
             .unwrap()

@@ -109,11 +109,6 @@ impl Search {
         self.network = network;
     }
 
-    /// The network the search evaluates with.
-    pub fn network(&self) -> &Arc<Network> {
-        &self.network
-    }
-
     /// Replaces the table with an empty one of `hash_mb` megabytes. When
     /// that size cannot be had the old table is kept, contents and all;
     /// only when the new size fits once the old table is freed does it go

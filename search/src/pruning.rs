@@ -188,6 +188,8 @@ impl Worker {
         let history = self.histories.quiet(line, m);
         (lmr_reduction(depth, index) - i32::from(pv_node) + i32::from(!state.improving)
             - history / LMR_HISTORY_DIVISOR.get())
-        .clamp(0, new_depth - 1)
+        // At least a ply of search is left (new_depth can be 1 or less when
+        // a range lets LMR start at depth 1 or 2).
+        .clamp(0, (new_depth - 1).max(0))
     }
 }
