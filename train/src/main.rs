@@ -121,40 +121,18 @@ fn main_result() -> Result<(), String> {
         stop_after: args.text("stop").map(|_| args.get("stop", 0usize)).transpose()?,
     };
     let s = &setup.settings;
-    println!(
-        "training hidden {} epochs {} lambda {} lr {} lrfloor {} wd {} batch {} threads {} seed {} mirror {}",
-        s.hidden,
-        s.epochs,
-        s.lambda,
-        s.lr,
-        s.lr_floor,
-        s.wd,
-        s.batch,
-        s.threads,
-        s.seed,
-        u8::from(s.mirror)
-    );
+    println!("training {s}");
     let outcome =
         train::run(s, &setup.data, &setup.train, &setup.val, &setup.out, options, &mut std::io::stdout())?;
     compare(&setup, samples.min(5000), &outcome.model)?;
     let names: Vec<String> = setup.files.iter().map(|f| f.display().to_string()).collect();
     println!(
-        "record: net {} data {} train {} val {} epochs {}/{} lambda {} lr {} lrfloor {} wd {} batch {} hidden {} \
-         seed {} mirror {} train_loss {:.6} val_loss {:.6} pos/s {:.0}",
+        "record: net {} data {} train {} val {} epochs done {} {s} train_loss {:.6} val_loss {:.6} pos/s {:.0}",
         setup.out.display(),
         names.join(","),
         setup.train.len(),
         setup.val.len(),
         outcome.epochs_done,
-        s.epochs,
-        s.lambda,
-        s.lr,
-        s.lr_floor,
-        s.wd,
-        s.batch,
-        s.hidden,
-        s.seed,
-        u8::from(s.mirror),
         outcome.train_loss,
         outcome.val_loss,
         outcome.positions_per_second

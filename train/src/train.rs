@@ -73,6 +73,27 @@ impl Default for Settings {
     }
 }
 
+impl std::fmt::Display for Settings {
+    /// The settings as the command line gives them (`hidden 128 epochs 40 ...`).
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        let s = self;
+        write!(
+            f,
+            "hidden {} epochs {} lambda {} lr {} lrfloor {} wd {} batch {} threads {} seed {} mirror {}",
+            s.hidden,
+            s.epochs,
+            s.lambda,
+            s.lr,
+            s.lr_floor,
+            s.wd,
+            s.batch,
+            s.threads,
+            s.seed,
+            u8::from(s.mirror)
+        )
+    }
+}
+
 /// The learning rate of step `step` of `total`: cosine from `lr` to `lr x floor`.
 pub fn learning_rate(lr: f64, floor: f64, step: usize, total: usize) -> f64 {
     let progress = step as f64 / total.max(1) as f64;
