@@ -467,7 +467,9 @@ mod tests {
             assert_eq!(search.threads(), threads);
             let result = search.go(&root, &[], &Limits::depth(7), &Signals::default(), |_| {});
             assert!(root.is_legal(result.best.unwrap()));
-            assert!(result.report.depth >= 7);
+            // The vote may choose a helper one ply short of the deepest
+            // (see `vote`): a stopped helper's last iteration can be 6.
+            assert!(result.report.depth >= 6, "{threads} threads: depth {}", result.report.depth);
             search.clear();
         }
     }
