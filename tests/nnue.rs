@@ -59,7 +59,7 @@ fn load_shifted_net(engine: &mut Engine, dir: &ScratchDir, name: &str, cp: i32) 
     let before = final_evaluation(engine);
     let net = QuantisedNet::from_bytes(EMBEDDED).unwrap();
     let step = cp * backrank_eval::nnue::QA * backrank_eval::nnue::QB / net.scale as i32;
-    let shifted = QuantisedNet { output_bias: net.output_bias + step, ..net };
+    let shifted = QuantisedNet { output_bias: net.output_bias.iter().map(|b| b + step).collect(), ..net };
     let path = temp_file(dir, name, &shifted.to_bytes());
     engine.send(&format!("setoption name EvalFile value {path}"));
     let answer = engine.sync();
@@ -97,6 +97,45 @@ fn with_checksum(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes
 }
 
+#[test]
+fn output_buckets_choose_by_material() {
+    let _cpu = common::shared_cpu();
+    let dir = ScratchDir::new("nnue-buckets");
+    let mut engine = Engine::ready();
+    let one = QuantisedNet::from_bytes(EMBEDDED).unwrap();
+    // Eight copies of the output layer, bucket k's bias 10k centipawns
+    // higher: the evaluation moves by 10 x the bucket, (pieces - 2) / 4.
+    let step = 10 * backrank_eval::nnue::QA * backrank_eval::nnue::QB / one.scale as i32;
+    let eight = QuantisedNet {
+        buckets: 8,
+        output_weights: one.output_weights.repeat(8),
+        output_bias: (0..8).map(|k| one.output_bias[0] + k * step).collect(),
+        ..one.clone()
+    };
+    let (plain, bucketed) =
+        (temp_file(&dir, "one.nnue", &one.to_bytes()), temp_file(&dir, "eight.nnue", &eight.to_bytes()));
+    let mut buckets_seen = Vec::new();
+    for fen in [
+        FRC_MIDDLEGAME,
+        "1r2k1r1/pbppnp1p/1b3P2/8/Q7/B1PB1q2/P4PPP/3RK1R1 w GDgb - 0 1",
+        "4k3/5pp1/4b3/8/8/4B3/5PPP/6K1 b - - 0 1",
+        "4k3/8/8/8/8/8/8/R3K3 w Q - 0 1",
+    ] {
+        let pieces = fen.split(' ').next().unwrap().chars().filter(char::is_ascii_alphabetic).count() as i32;
+        buckets_seen.push((pieces - 2) / 4);
+        engine.send(&format!("position fen {fen}"));
+        engine.send(&format!("setoption name EvalFile value {plain}"));
+        engine.sync();
+        let base = final_evaluation(&mut engine);
+        engine.send(&format!("setoption name EvalFile value {bucketed}"));
+        assert_eq!(engine.sync(), ["info string EvalFile: loaded eight.nnue"]);
+        let shifted = final_evaluation(&mut engine);
+        let expected = 10 * ((pieces - 2) / 4);
+        assert!((shifted - base - expected).abs() <= 1, "{fen}: {base} -> {shifted}, expected +{expected}");
+    }
+    assert_eq!(buckets_seen, [7, 5, 1, 0]);
+}
+
 /// The embedded net with the header's 32-bit word `index` (0 the version,
 /// then inputs, hidden size, activation, QA, QB, scale) set to `value`,
 /// checksum made good.
@@ -125,6 +164,8 @@ fn broken_nets_are_refused_with_their_reason_and_the_last_net_stays() {
         feature_weights: vec![0; backrank_eval::nnue::INPUTS * hidden],
         feature_bias: vec![0; hidden],
         output_weights: vec![0; 2 * hidden],
+        buckets: 1,
+        output_bias: vec![0],
         ..net.clone()
     };
     // An output weight of 200 / QB: 200 x QA overflows the output layer's 16 bits.
@@ -139,7 +180,7 @@ fn broken_nets_are_refused_with_their_reason_and_the_last_net_stays() {
         ("hidden-64.nnue", small.to_bytes(), "hidden size 64, this build evaluates 128"),
         ("qa.nnue", with_header_word(4, 127), "QA 127"),
         ("qb.nnue", with_header_word(5, 64), "QB 64"),
-        ("version.nnue", with_header_word(0, 2), "version 2"),
+        ("version.nnue", with_header_word(0, 3), "version 3"),
         ("checksum.nnue", damaged, "checksum mismatch"),
         ("output-weight.nnue", loud.to_bytes(), "output weight is too large"),
     ];

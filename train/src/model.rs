@@ -4,18 +4,20 @@
 //! For each perspective `c` (side to move, other side):
 //! `acc_c = bias + sum of the rows of c's active features`,
 //! `a_c = clamp(acc_c, 0, 1)^2` (SCReLU), and
-//! `out = dot(a_stm, w[..H]) + dot(a_other, w[H..]) + b`; the evaluation is
-//! `out x 400` centipawns, the prediction `sigmoid(out)`, the loss
+//! `out = dot(a_stm, w_k[..H]) + dot(a_other, w_k[H..]) + b_k` with `k` the
+//! position's output bucket (`output_bucket`, by material); the evaluation
+//! is `out x 400` centipawns, the prediction `sigmoid(out)`, the loss
 //! `(prediction - target)^2` averaged over a batch.
 //!
 //! All weights live in one flat vector ([`Model::params`]) so that one
 //! optimiser covers them: the `768 x H` feature weights (feature-major, each
 //! feature's `H` weights together, as in the file), the `H` accumulator
-//! biases, the `2H` output weights (side to move's first) and the output bias.
+//! biases, each bucket's `2H` output weights (side to move's first), and
+//! the buckets' output biases.
 //! The inner loops run over contiguous rows of `H` floats in blocks of
 //! [`LANES`], which the compiler turns into AVX2 code.
 
-use backrank_eval::nnue::format::{INPUTS, QA, QB, QuantisedNet};
+use backrank_eval::nnue::format::{INPUTS, MAX_BUCKETS, QA, QB, QuantisedNet, output_bucket};
 use backrank_util::{rng::SplitMix, sigmoid};
 
 use crate::data::{Dataset, SCORE_SCALE};
@@ -44,7 +46,9 @@ pub fn mirror(white: usize) -> usize {
 pub struct Model {
     /// Accumulator width `H` of each perspective.
     pub hidden: usize,
-    /// Feature weights, accumulator biases, output weights, output bias.
+    /// Output buckets (by material, see `output_bucket`).
+    pub buckets: usize,
+    /// Feature weights, accumulator biases, output weights, output biases.
     pub params: Vec<f32>,
 }
 
@@ -54,28 +58,30 @@ fn uniform(rng: &mut SplitMix) -> f32 {
 }
 
 impl Model {
-    /// The number of weights of a network with hidden size `hidden`.
-    pub fn param_count(hidden: usize) -> usize {
-        INPUTS * hidden + 3 * hidden + 1
+    /// The number of weights of a network with hidden size `hidden` and
+    /// `buckets` output buckets.
+    pub fn param_count(hidden: usize, buckets: usize) -> usize {
+        INPUTS * hidden + hidden + buckets * (2 * hidden + 1)
     }
 
     /// All weights zero.
-    pub fn zeros(hidden: usize) -> Model {
+    pub fn zeros(hidden: usize, buckets: usize) -> Model {
         assert!(hidden > 0 && hidden.is_multiple_of(LANES), "the hidden size must be a multiple of {LANES}");
-        Model { hidden, params: vec![0.0; Model::param_count(hidden)] }
+        assert!((1..=MAX_BUCKETS).contains(&buckets), "1 to {MAX_BUCKETS} output buckets");
+        Model { hidden, buckets, params: vec![0.0; Model::param_count(hidden, buckets)] }
     }
 
     /// The initial network for `seed`: feature weights uniform in
     /// `±1/sqrt(32)` (an accumulator of ~30 pieces then starts with a spread
     /// of about 0.5, half its units active), output weights uniform in
     /// `±1/sqrt(2H)`, biases zero.
-    pub fn random(hidden: usize, seed: u64) -> Model {
-        let mut model = Model::zeros(hidden);
+    pub fn random(hidden: usize, buckets: usize, seed: u64) -> Model {
+        let mut model = Model::zeros(hidden, buckets);
         let mut rng = SplitMix(seed ^ 0x6e6e_7565_696e_6974);
         let (feature, output) = (1.0 / 32f32.sqrt(), 1.0 / ((2 * hidden) as f32).sqrt());
         let (fw, rest) = model.params.split_at_mut(INPUTS * hidden);
         fw.iter_mut().for_each(|w| *w = feature * uniform(&mut rng));
-        rest[hidden..3 * hidden].iter_mut().for_each(|w| *w = output * uniform(&mut rng));
+        rest[hidden..hidden + 2 * hidden * buckets].iter_mut().for_each(|w| *w = output * uniform(&mut rng));
         model
     }
 
@@ -84,22 +90,30 @@ impl Model {
         INPUTS * self.hidden
     }
 
-    /// Where the output weights start in [`Model::params`].
+    /// Where the output weights start in [`Model::params`] (bucket `k`'s
+    /// `2H` at `output_at() + 2Hk`).
     pub fn output_at(&self) -> usize {
         INPUTS * self.hidden + self.hidden
     }
 
-    /// Where the output bias is in [`Model::params`].
+    /// Where the output biases start in [`Model::params`] (bucket `k`'s at
+    /// `output_bias_at() + k`).
+    pub fn output_bias_at(&self) -> usize {
+        self.output_at() + 2 * self.hidden * self.buckets
+    }
+
     /// Keeps the output weights within [`OUTPUT_CLIP`].
     pub fn clip_output(&mut self) {
-        let at = self.output_at();
-        for w in &mut self.params[at..at + 2 * self.hidden] {
+        let (at, end) = (self.output_at(), self.output_bias_at());
+        for w in &mut self.params[at..end] {
             *w = w.clamp(-OUTPUT_CLIP, OUTPUT_CLIP);
         }
     }
 
-    pub fn output_bias_at(&self) -> usize {
-        INPUTS * self.hidden + 3 * self.hidden
+    /// The output bucket of a position with these features (one per piece).
+    #[inline]
+    pub fn bucket(&self, features: &[u16]) -> usize {
+        output_bucket(features.len(), self.buckets)
     }
 
     /// The raw output for a position given by its White-perspective
@@ -112,17 +126,15 @@ impl Model {
     /// weights x QB, output bias x QA x QB, each rounded to nearest.
     pub fn quantise(&self) -> QuantisedNet {
         let round = |w: f32, scale: i32| (f64::from(w) * f64::from(scale)).round();
-        let (h, bias, output) = (self.hidden, self.bias_at(), self.output_at());
+        let (bias, output, output_bias) = (self.bias_at(), self.output_at(), self.output_bias_at());
         QuantisedNet {
-            hidden: h,
+            hidden: self.hidden,
+            buckets: self.buckets,
             scale: SCORE_SCALE as u32,
             feature_weights: self.params[..bias].iter().map(|&w| round(w, QA) as i16).collect(),
             feature_bias: self.params[bias..output].iter().map(|&w| round(w, QA) as i16).collect(),
-            output_weights: self.params[output..output + 2 * h]
-                .iter()
-                .map(|&w| round(w, QB) as i16)
-                .collect(),
-            output_bias: round(self.params[self.output_bias_at()], QA * QB) as i32,
+            output_weights: self.params[output..output_bias].iter().map(|&w| round(w, QB) as i16).collect(),
+            output_bias: self.params[output_bias..].iter().map(|&w| round(w, QA * QB) as i32).collect(),
         }
     }
 }
@@ -242,9 +254,10 @@ impl Accumulators {
         let bias = &params[model.bias_at()..model.output_at()];
         gather(&mut self.white, bias, params, h, features, false);
         gather(&mut self.black, bias, params, h, features, true);
-        let w = &params[model.output_at()..model.output_bias_at()];
+        let k = model.bucket(features);
+        let w = &params[model.output_at() + 2 * h * k..][..2 * h];
         let (us, them) = if white_to_move { (&self.white, &self.black) } else { (&self.black, &self.white) };
-        screlu_dot(us, &w[..h]) + screlu_dot(them, &w[h..]) + params[model.output_bias_at()]
+        screlu_dot(us, &w[..h]) + screlu_dot(them, &w[h..]) + params[model.output_bias_at() + k]
     }
 }
 
@@ -351,9 +364,7 @@ pub fn accumulate_gradient(
     let h = model.hidden;
     let (grad_features, rest) = grad.split_at_mut(model.bias_at());
     let (grad_bias, rest) = rest.split_at_mut(h);
-    let (grad_output, grad_output_bias) = rest.split_at_mut(2 * h);
-    let (grad_us_w, grad_them_w) = grad_output.split_at_mut(h);
-    let w = &model.params[model.output_at()..model.output_bias_at()];
+    let (grad_output, grad_output_bias) = rest.split_at_mut(2 * h * model.buckets);
     let mut total = 0.0;
     for chunk in indices.chunks(STAGE) {
         let Scratch { acc, stage } = scratch;
@@ -364,7 +375,10 @@ pub fn accumulate_gradient(
             let (loss, slope) = loss_and_slope(out, stage.targets[k]);
             total += loss;
             let g = slope as f32 * weight;
-            grad_output_bias[0] += g;
+            let k = model.bucket(features);
+            grad_output_bias[k] += g;
+            let w = &model.params[model.output_at() + 2 * h * k..][..2 * h];
+            let (grad_us_w, grad_them_w) = grad_output[2 * h * k..][..2 * h].split_at_mut(h);
             let Accumulators { white, black } = acc;
             let (us, them) =
                 if white_to_move { (&mut *white, &mut *black) } else { (&mut *black, &mut *white) };

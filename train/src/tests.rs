@@ -102,13 +102,14 @@ fn mirror_gives_blacks_feature() {
     }
 }
 
-#[test]
-fn the_gradient_matches_finite_differences() {
+/// The analytic gradient of a random model with `buckets` output buckets
+/// against finite differences, on a sample of weights of every kind.
+fn check_gradient(buckets: usize) {
     let data = data::parse_text(synthetic_lines(12, 3).as_bytes(), 1);
     let indices = usable(&data);
     assert!(indices.len() >= 8);
     let hidden = 8;
-    let mut model = Model::random(hidden, 5);
+    let mut model = Model::random(hidden, buckets, 5);
     // Larger output weights and a positive bias, so that every tensor matters.
     let (bias, output) = (model.bias_at(), model.output_at());
     model.params[bias..output].iter_mut().enumerate().for_each(|(k, b)| *b = 0.1 + 0.05 * k as f32);
@@ -137,8 +138,8 @@ fn the_gradient_matches_finite_differences() {
         picks.extend((0..hidden).step_by(3).map(|k| row * hidden + k));
     }
     picks.extend((0..hidden).step_by(2).map(|k| bias + k));
-    picks.extend((0..2 * hidden).step_by(3).map(|k| output + k));
-    picks.push(model.output_bias_at());
+    picks.extend((0..2 * hidden * buckets).step_by(3).map(|k| output + k));
+    picks.extend((0..buckets).map(|k| model.output_bias_at() + k));
     let mut nontrivial = 0;
     for p in picks {
         // Small, so that no accumulator crosses a kink of the clamp.
@@ -159,13 +160,30 @@ fn the_gradient_matches_finite_differences() {
     }
     assert!(nontrivial >= 12, "only {nontrivial} weights had a gradient");
     assert!(grad[inactive * hidden..(inactive + 1) * hidden].iter().all(|&g| g == 0.0));
+    // Each bucket's output weights learn from its own positions only.
+    for k in 0..buckets {
+        let used = indices.iter().any(|&i| model.bucket(data.features_of(i as usize)) == k);
+        let weights = &grad[output + 2 * hidden * k..][..2 * hidden];
+        assert_eq!(weights.iter().any(|&g| g != 0.0), used, "bucket {k}");
+        assert_eq!(grad[model.output_bias_at() + k] != 0.0, used, "bucket {k}'s bias");
+    }
+}
+
+#[test]
+fn the_gradient_matches_finite_differences() {
+    check_gradient(1);
+}
+
+#[test]
+fn the_gradient_matches_finite_differences_with_output_buckets() {
+    check_gradient(8);
 }
 
 #[test]
 fn threads_split_the_batch_without_changing_the_gradient() {
     let data = data::parse_text(synthetic_lines(200, 4).as_bytes(), 2);
     let indices = usable(&data);
-    let model = Model::random(16, 9);
+    let model = Model::random(16, 1, 9);
     let mut one = vec![vec![0.0; model.params.len()]];
     let mut three = vec![vec![1.0; model.params.len()]; 3];
     let loss_one = train::batch_gradient(&model, &data, &indices, 0.2, &mut one);
@@ -199,7 +217,7 @@ fn training_lowers_the_loss() {
         threads: 2,
         ..Settings::default()
     };
-    let start = Model::random(16, settings.seed);
+    let start = Model::random(16, 1, settings.seed);
     let (train_before, val_before) =
         (train::mean_loss(&start, &data, &train_set, 0.5, 2), train::mean_loss(&start, &data, &val, 0.5, 2));
     let out = dir.join("net.nnue");
@@ -223,18 +241,32 @@ fn dequantised(model: &Model) -> Model {
     for (w, &x) in d.params[output..].iter_mut().zip(&q.output_weights) {
         *w = f32::from(x) / QB as f32;
     }
-    d.params[model.output_bias_at()] = q.output_bias as f32 / (QA * QB) as f32;
+    for (w, &x) in d.params[model.output_bias_at()..].iter_mut().zip(&q.output_bias) {
+        *w = x as f32 / (QA * QB) as f32;
+    }
     d
 }
 
 #[test]
 fn the_quantised_export_evaluates_like_the_float_model() {
-    let dir = temp_dir("export");
+    check_export(1);
+}
+
+#[test]
+fn the_quantised_export_with_output_buckets_evaluates_like_the_float_model() {
+    check_export(8);
+}
+
+/// Trains a net with `buckets` output buckets briefly, then compares the
+/// engine's evaluation of its file with the float model's.
+fn check_export(buckets: usize) {
+    let dir = temp_dir(&format!("export-{buckets}"));
     let lines = synthetic_lines(2000, 31);
     let data = data::parse_text(lines.as_bytes(), 2);
     let indices = usable(&data);
     let settings = Settings {
         hidden: HIDDEN,
+        buckets,
         epochs: 3,
         lambda: 0.0,
         lr: 0.003,

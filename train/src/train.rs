@@ -34,6 +34,8 @@ use crate::model::{CLIP, MIRRORED, Model, Scratch, accumulate_gradient, loss_sum
 pub struct Settings {
     /// Accumulator width of each perspective.
     pub hidden: usize,
+    /// Output buckets by material (1: none).
+    pub buckets: usize,
     /// Passes over the training records.
     pub epochs: usize,
     /// Weight of the game result in the target (the rest is the score's).
@@ -60,6 +62,7 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             hidden: 128,
+            buckets: 1,
             epochs: 20,
             lambda: 0.1,
             lr: 1e-3,
@@ -79,8 +82,9 @@ impl std::fmt::Display for Settings {
         let s = self;
         write!(
             f,
-            "hidden {} epochs {} lambda {} lr {} lrfloor {} wd {} batch {} threads {} seed {} mirror {}",
+            "hidden {} buckets {} epochs {} lambda {} lr {} lrfloor {} wd {} batch {} threads {} seed {} mirror {}",
             s.hidden,
+            s.buckets,
             s.epochs,
             s.lambda,
             s.lr,
@@ -193,9 +197,10 @@ pub struct Checkpoint {
 }
 
 const CKPT_MAGIC: &[u8; 8] = b"BKRKCKPT";
-const CKPT_VERSION: u64 = 3;
-/// Eight-byte fields before the weights: ten words, nine floats, one word, one float.
-const CKPT_FIELDS: usize = 21;
+const CKPT_VERSION: u64 = 4;
+/// Eight-byte fields before the weights: ten words, nine floats, one word,
+/// one float, one word.
+const CKPT_FIELDS: usize = 22;
 
 impl Checkpoint {
     /// The file's bytes: magic, words, weights, moments, FNV-1a hash.
@@ -224,6 +229,7 @@ impl Checkpoint {
         }
         out.extend_from_slice(&u64::from(s.mirror).to_le_bytes());
         out.extend_from_slice(&s.lr_floor.to_le_bytes());
+        out.extend_from_slice(&(s.buckets as u64).to_le_bytes());
         self.model.params.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         a.m.iter().chain(&a.v).for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         let hash = fnv1a(&out);
@@ -246,12 +252,17 @@ impl Checkpoint {
         if word(0) != CKPT_VERSION {
             return Err(format!("checkpoint version {}, this build reads {CKPT_VERSION}", word(0)));
         }
-        let (hidden, len) = (word(1) as usize, word(9) as usize);
-        if hidden == 0 || len != Model::param_count(hidden) || body != 8 + CKPT_FIELDS * 8 + len * 20 {
-            return Err("checkpoint has the wrong length for its hidden size".into());
+        let (hidden, len, buckets) = (word(1) as usize, word(9) as usize, word(21) as usize);
+        if hidden == 0
+            || buckets == 0
+            || len != Model::param_count(hidden, buckets)
+            || body != 8 + CKPT_FIELDS * 8 + len * 20
+        {
+            return Err("checkpoint has the wrong length for its hidden size and buckets".into());
         }
         let settings = Settings {
             hidden,
+            buckets,
             epochs: word(2) as usize,
             batch: word(3) as usize,
             threads: word(4) as usize,
@@ -279,7 +290,7 @@ impl Checkpoint {
             settings,
             data_id: word(6),
             epoch: word(7) as usize,
-            model: Model { hidden, params },
+            model: Model { hidden, buckets, params },
             adam,
             train_loss: float(13),
             val_loss: float(14),
@@ -333,6 +344,7 @@ pub struct Outcome {
 fn mismatch(ckpt: &Checkpoint, settings: &Settings, data_id: u64) -> Option<String> {
     let (a, b) = (&ckpt.settings, settings);
     let same = a.hidden == b.hidden
+        && a.buckets == b.buckets
         && a.epochs == b.epochs
         && a.lambda == b.lambda
         && a.lr == b.lr
@@ -386,8 +398,8 @@ pub fn run(
             settings: s.clone(),
             data_id,
             epoch: 0,
-            model: Model::random(s.hidden, s.seed),
-            adam: Adam::new(Model::param_count(s.hidden), s.wd),
+            model: Model::random(s.hidden, s.buckets, s.seed),
+            adam: Adam::new(Model::param_count(s.hidden, s.buckets), s.wd),
             train_loss: f64::NAN,
             val_loss: f64::NAN,
         },
@@ -395,7 +407,7 @@ pub fn run(
     ckpt.settings.threads = s.threads;
     let per_epoch = train.len().div_ceil(s.batch);
     let total = s.epochs * per_epoch;
-    let mut grads = vec![vec![0f32; Model::param_count(s.hidden)]; s.threads];
+    let mut grads = vec![vec![0f32; Model::param_count(s.hidden, s.buckets)]; s.threads];
     let (start, mut trained, mut training_secs) = (Instant::now(), 0usize, 0f64);
     let last = options.stop_after.map_or(s.epochs, |n| (ckpt.epoch + n).min(s.epochs));
     while ckpt.epoch < last {

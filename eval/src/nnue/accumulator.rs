@@ -120,9 +120,10 @@ impl AccumulatorStack {
         let ply = ply.min(self.entries.len() - 1);
         self.update(ply, board);
         let [white, black] = &self.entries[ply].values;
+        let bucket = self.net.bucket(board);
         match turn {
-            Color::White => self.net.output(&white.0, &black.0),
-            Color::Black => self.net.output(&black.0, &white.0),
+            Color::White => self.net.output(&white.0, &black.0, bucket),
+            Color::Black => self.net.output(&black.0, &white.0, bucket),
         }
     }
 

@@ -14,22 +14,25 @@
 //! | 4 | QA, the feature transformer's scale (255) |
 //! | 4 | QB, the output layer's scale (256) |
 //! | 4 | output scale (centipawns per unit of the float network's output) |
+//! | 4 | output buckets `B` (version 2 on; version 1 files have none and mean 1) |
 //! | 2 x 768 x N | feature weights, i16, feature-major (feature `f`'s `N` weights together) |
 //! | 2 x N | accumulator biases, i16 |
-//! | 2 x 2N | output weights, i16: `N` for the side to move's accumulator, then `N` for the other side's |
-//! | 4 | output bias, i32, in units of QA x QB |
+//! | 2 x 2N x B | output weights, i16, bucket by bucket: `N` for the side to move's accumulator, then `N` for the other side's |
+//! | 4 x B | output biases, i32, in units of QA x QB |
 //! | 8 | FNV-1a hash of every byte before it |
 //!
 //! The float network it encodes: `a = clamp(bias + sum of active rows, 0, 1)^2`
-//! per perspective, `out = dot(a_us, w_us) + dot(a_them, w_them) + b`,
-//! evaluation `out x scale` centipawns for the side to move.
+//! per perspective, `out = dot(a_us, w_us[k]) + dot(a_them, w_them[k]) + b[k]`
+//! with `k` the position's [`output_bucket`], evaluation `out x scale`
+//! centipawns for the side to move.
 
 use backrank_util::hash::fnv1a;
 
 /// The first eight bytes of every network file.
 pub const MAGIC: &[u8; 8] = b"BKRKNNUE";
-/// The layout version this build reads and writes.
-pub const VERSION: u32 = 1;
+/// The layout version this build writes (it also reads version 1, the
+/// same layout with one output bucket and no bucket word).
+pub const VERSION: u32 = 2;
 /// Piece-square inputs: 2 colours (own, other) x 6 roles x 64 squares.
 pub const INPUTS: usize = 768;
 /// The activation code of SCReLU, the only one so far.
@@ -41,23 +44,39 @@ pub const QA: i32 = 255;
 /// centipawns, and `|w| < 0.5` keeps `QA x w x QB` within 16 bits.
 pub const QB: i32 = 256;
 
-const HEADER_BYTES: usize = 8 + 7 * 4;
+/// The most output buckets a file may have.
+pub const MAX_BUCKETS: usize = 32;
+
+/// Header bytes of a version 1 file and of a version 2 file.
+const HEADER_BYTES_V1: usize = 8 + 7 * 4;
+const HEADER_BYTES: usize = HEADER_BYTES_V1 + 4;
+
+/// The output bucket of a position with `pieces` pieces on the board (kings
+/// included) in a net with `buckets` output buckets: the material from 2 to
+/// 32 pieces cut into `buckets` equal bands, so 8 buckets are
+/// `(pieces - 2) / 4`. The trainer and the engine both call this.
+#[inline]
+pub fn output_bucket(pieces: usize, buckets: usize) -> usize {
+    (pieces.saturating_sub(2) * buckets / 32).min(buckets - 1)
+}
 
 /// A quantised network of any hidden size, as stored in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QuantisedNet {
     /// Accumulator width `N` of each perspective.
     pub hidden: usize,
+    /// Output buckets `B` (see [`output_bucket`]).
+    pub buckets: usize,
     /// Centipawns per unit of the float output.
     pub scale: u32,
     /// `INPUTS x hidden`, feature-major, in units of 1/QA.
     pub feature_weights: Vec<i16>,
     /// `hidden`, in units of 1/QA.
     pub feature_bias: Vec<i16>,
-    /// `2 x hidden` (side to move first), in units of 1/QB.
+    /// `buckets x 2 x hidden` (each bucket's side to move first), in units of 1/QB.
     pub output_weights: Vec<i16>,
-    /// In units of 1/(QA x QB).
-    pub output_bias: i32,
+    /// `buckets`, in units of 1/(QA x QB).
+    pub output_bias: Vec<i32>,
 }
 
 fn read_u32(bytes: &[u8], at: usize) -> u32 {
@@ -73,24 +92,33 @@ impl QuantisedNet {
     pub fn to_bytes(&self) -> Vec<u8> {
         assert_eq!(self.feature_weights.len(), INPUTS * self.hidden);
         assert_eq!(self.feature_bias.len(), self.hidden);
-        assert_eq!(self.output_weights.len(), 2 * self.hidden);
-        let mut out = Vec::with_capacity(Self::file_len(self.hidden));
+        assert_eq!(self.output_weights.len(), 2 * self.hidden * self.buckets);
+        assert_eq!(self.output_bias.len(), self.buckets);
+        let mut out = Vec::with_capacity(Self::file_len(self.hidden, self.buckets));
         out.extend_from_slice(MAGIC);
-        for word in [VERSION, INPUTS as u32, self.hidden as u32, SCRELU, QA as u32, QB as u32, self.scale] {
+        let (hidden, buckets) = (self.hidden as u32, self.buckets as u32);
+        for word in [VERSION, INPUTS as u32, hidden, SCRELU, QA as u32, QB as u32, self.scale, buckets] {
             out.extend_from_slice(&word.to_le_bytes());
         }
         for w in self.feature_weights.iter().chain(&self.feature_bias).chain(&self.output_weights) {
             out.extend_from_slice(&w.to_le_bytes());
         }
-        out.extend_from_slice(&self.output_bias.to_le_bytes());
+        for b in &self.output_bias {
+            out.extend_from_slice(&b.to_le_bytes());
+        }
         let hash = fnv1a(&out);
         out.extend_from_slice(&hash.to_le_bytes());
         out
     }
 
-    /// The size of a file with hidden size `hidden`.
-    pub fn file_len(hidden: usize) -> usize {
-        HEADER_BYTES + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + 8
+    /// The size of a (version 2) file with hidden size `hidden` and `buckets` output buckets.
+    pub fn file_len(hidden: usize, buckets: usize) -> usize {
+        HEADER_BYTES + Self::body_len(hidden, buckets) + 8
+    }
+
+    /// The weights' bytes.
+    fn body_len(hidden: usize, buckets: usize) -> usize {
+        2 * (INPUTS * hidden + hidden + 2 * hidden * buckets) + 4 * buckets
     }
 
     /// Reads a file, checking its header, its length and its checksum.
@@ -101,8 +129,13 @@ impl QuantisedNet {
         let word = |i: usize| read_u32(bytes, 8 + 4 * i);
         let (version, inputs, hidden, activation, qa, qb, scale) =
             (word(0), word(1), word(2) as usize, word(3), word(4), word(5), word(6));
-        if version != VERSION {
-            return Err(format!("network format version {version}, this build reads {VERSION}"));
+        let (header, buckets) = match version {
+            1 => (HEADER_BYTES_V1, 1),
+            VERSION => (HEADER_BYTES, word(7) as usize),
+            _ => return Err(format!("network format version {version}, this build reads 1 and {VERSION}")),
+        };
+        if buckets == 0 || buckets > MAX_BUCKETS {
+            return Err(format!("{buckets} output buckets (this build reads 1 to {MAX_BUCKETS})"));
         }
         if inputs as usize != INPUTS || activation != SCRELU || qa != QA as u32 || qb != QB as u32 {
             return Err(format!(
@@ -113,14 +146,17 @@ impl QuantisedNet {
         if scale == 0 {
             return Err("output scale 0: every position would evaluate as 0".into());
         }
-        if hidden == 0 || hidden > 1 << 16 || bytes.len() != Self::file_len(hidden) {
-            return Err(format!("{} bytes: wrong length for hidden size {hidden}", bytes.len()));
+        if hidden == 0 || hidden > 1 << 16 || bytes.len() != header + Self::body_len(hidden, buckets) + 8 {
+            return Err(format!(
+                "{} bytes: wrong length for hidden size {hidden} and {buckets} output buckets",
+                bytes.len()
+            ));
         }
         let body = bytes.len() - 8;
         if fnv1a(&bytes[..body]) != u64::from_le_bytes(bytes[body..].try_into().expect("eight bytes")) {
             return Err("checksum mismatch (damaged file)".into());
         }
-        let mut at = HEADER_BYTES;
+        let mut at = header;
         let mut take = |count: usize| {
             let values = read_i16s(bytes, at, count);
             at += 2 * count;
@@ -128,9 +164,17 @@ impl QuantisedNet {
         };
         let feature_weights = take(INPUTS * hidden);
         let feature_bias = take(hidden);
-        let output_weights = take(2 * hidden);
-        let output_bias = read_u32(bytes, at) as i32;
-        Ok(QuantisedNet { hidden, scale, feature_weights, feature_bias, output_weights, output_bias })
+        let output_weights = take(2 * hidden * buckets);
+        let output_bias = (0..buckets).map(|k| read_u32(bytes, at + 4 * k) as i32).collect();
+        Ok(QuantisedNet {
+            hidden,
+            buckets,
+            scale,
+            feature_weights,
+            feature_bias,
+            output_weights,
+            output_bias,
+        })
     }
 }
 
@@ -138,37 +182,79 @@ impl QuantisedNet {
 mod tests {
     use super::*;
 
-    fn sample(hidden: usize) -> QuantisedNet {
+    fn sample(hidden: usize, buckets: usize) -> QuantisedNet {
         let value = |i: usize| ((i * 7919) % 601) as i16 - 300;
         QuantisedNet {
             hidden,
+            buckets,
             scale: 400,
             feature_weights: (0..INPUTS * hidden).map(value).collect(),
             feature_bias: (0..hidden).map(|i| value(i + 3)).collect(),
-            output_weights: (0..2 * hidden).map(|i| value(i + 5) / 3).collect(),
-            output_bias: -1234,
+            output_weights: (0..2 * hidden * buckets).map(|i| value(i + 5) / 3).collect(),
+            output_bias: (0..buckets as i32).map(|k| -1234 + 77 * k).collect(),
         }
+    }
+
+    /// `net` as a version 1 file: no bucket word (one bucket), its own checksum.
+    fn version_1_bytes(net: &QuantisedNet) -> Vec<u8> {
+        assert_eq!(net.buckets, 1);
+        let mut bytes = net.to_bytes();
+        bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
+        bytes.drain(HEADER_BYTES_V1..HEADER_BYTES);
+        let body = bytes.len() - 8;
+        let hash = fnv1a(&bytes[..body]);
+        bytes[body..].copy_from_slice(&hash.to_le_bytes());
+        bytes
     }
 
     #[test]
     fn round_trips_and_refuses_damage() {
-        let net = sample(16);
-        let bytes = net.to_bytes();
-        assert_eq!(bytes.len(), QuantisedNet::file_len(16));
-        assert_eq!(QuantisedNet::from_bytes(&bytes).unwrap(), net);
-        // Truncated, a flipped weight bit, another magic, another version.
-        assert!(QuantisedNet::from_bytes(&bytes[..bytes.len() - 1]).is_err());
-        let mut flipped = bytes.clone();
-        flipped[HEADER_BYTES + 100] ^= 1;
-        assert!(QuantisedNet::from_bytes(&flipped).unwrap_err().contains("checksum"));
-        let mut magic = bytes.clone();
-        magic[0] = b'X';
-        assert!(QuantisedNet::from_bytes(&magic).is_err());
-        let mut version = bytes;
-        version[8] = 9;
-        assert!(QuantisedNet::from_bytes(&version).unwrap_err().contains("version"));
+        for buckets in [1, 8] {
+            let net = sample(16, buckets);
+            let bytes = net.to_bytes();
+            assert_eq!(bytes.len(), QuantisedNet::file_len(16, buckets));
+            assert_eq!(QuantisedNet::from_bytes(&bytes).unwrap(), net);
+            // Truncated, a flipped weight bit, another magic, another version.
+            assert!(QuantisedNet::from_bytes(&bytes[..bytes.len() - 1]).is_err());
+            let mut flipped = bytes.clone();
+            flipped[HEADER_BYTES + 100] ^= 1;
+            assert!(QuantisedNet::from_bytes(&flipped).unwrap_err().contains("checksum"));
+            let mut magic = bytes.clone();
+            magic[0] = b'X';
+            assert!(QuantisedNet::from_bytes(&magic).is_err());
+            let mut version = bytes;
+            version[8] = 9;
+            assert!(QuantisedNet::from_bytes(&version).unwrap_err().contains("version"));
+        }
         assert!(QuantisedNet::from_bytes(b"").is_err());
-        let silent = QuantisedNet { scale: 0, ..sample(16) };
+        let silent = QuantisedNet { scale: 0, ..sample(16, 1) };
         assert!(QuantisedNet::from_bytes(&silent.to_bytes()).unwrap_err().contains("scale 0"));
+        let none = QuantisedNet { buckets: 0, output_weights: vec![], output_bias: vec![], ..sample(16, 1) };
+        assert!(QuantisedNet::from_bytes(&none.to_bytes()).unwrap_err().contains("0 output buckets"));
+    }
+
+    #[test]
+    fn version_1_files_read_as_one_bucket() {
+        let net = sample(16, 1);
+        let old = version_1_bytes(&net);
+        assert_eq!(old.len(), QuantisedNet::file_len(16, 1) - 4);
+        assert_eq!(QuantisedNet::from_bytes(&old).unwrap(), net);
+        // The same bytes claiming version 2 lack a bucket word: refused.
+        let mut claimed = old.clone();
+        claimed[8] = 2;
+        assert!(QuantisedNet::from_bytes(&claimed).is_err());
+    }
+
+    #[test]
+    fn output_buckets_cut_the_material_into_equal_bands() {
+        assert_eq!((2..=32).map(|p| output_bucket(p, 1)).max(), Some(0));
+        let eight: Vec<usize> = (2..=32).map(|p| output_bucket(p, 8)).collect();
+        assert_eq!(eight[..4], [0; 4]);
+        assert_eq!(eight[4..8], [1; 4]);
+        assert_eq!(eight[28..], [7; 3]);
+        assert!(eight.windows(2).all(|w| w[1] == w[0] || w[1] == w[0] + 1));
+        for p in 2..=32 {
+            assert_eq!(output_bucket(p, 8), (p - 2) / 4);
+        }
     }
 }

@@ -12,7 +12,9 @@
 //!   promotions and every Chess960 castle (king or rook standing still,
 //!   overlapping squares) alike.
 //! * Output: `sum screlu(us) * w_us + sum screlu(them) * w_them + bias`,
-//!   scaled to centipawns for the side to move.
+//!   scaled to centipawns for the side to move, with one set of output
+//!   weights and bias per material bucket ([`format::output_bucket`]; a
+//!   net may have one bucket).
 //!
 //! The default net is embedded at build time (`eval/build.rs`: the file
 //! named by the `EVALFILE` environment variable, else `nets/default.nnue`),
@@ -29,7 +31,7 @@ use once_cell::sync::Lazy;
 use shakmaty::{Board, Color, Piece, Square};
 
 pub use accumulator::{Accumulator, AccumulatorStack};
-pub use format::{INPUTS, QA, QB, QuantisedNet};
+pub use format::{INPUTS, QA, QB, QuantisedNet, output_bucket};
 
 /// The accumulator width of each perspective in this build.
 pub const HIDDEN: usize = 128;
@@ -52,9 +54,11 @@ pub struct Network {
     /// Row `f` is feature `f`'s contribution to an accumulator.
     pub feature_weights: Box<Aligned<[[i16; HIDDEN]; INPUTS]>>,
     pub feature_bias: Aligned<[i16; HIDDEN]>,
-    /// The side to move's accumulator's weights, then the other side's.
-    pub output_weights: Aligned<[[i16; HIDDEN]; 2]>,
-    pub output_bias: i32,
+    /// Per output bucket: the side to move's accumulator's weights, then
+    /// the other side's.
+    pub output_weights: Vec<Aligned<[[i16; HIDDEN]; 2]>>,
+    /// Per output bucket, in units of 1/(QA x QB).
+    pub output_bias: Vec<i32>,
     /// Centipawns per unit of the float network's output.
     pub scale: i32,
     /// The FNV-free short name of the file, for `info string` and `eval`.
@@ -86,9 +90,16 @@ impl Network {
         }
         let mut feature_bias = Aligned([0i16; HIDDEN]);
         feature_bias.0.copy_from_slice(&file.feature_bias);
-        let mut output_weights = Aligned([[0i16; HIDDEN]; 2]);
-        output_weights.0[0].copy_from_slice(&file.output_weights[..HIDDEN]);
-        output_weights.0[1].copy_from_slice(&file.output_weights[HIDDEN..]);
+        let output_weights = file
+            .output_weights
+            .chunks_exact(2 * HIDDEN)
+            .map(|bucket| {
+                let mut weights = Aligned([[0i16; HIDDEN]; 2]);
+                weights.0[0].copy_from_slice(&bucket[..HIDDEN]);
+                weights.0[1].copy_from_slice(&bucket[HIDDEN..]);
+                weights
+            })
+            .collect();
         // The SIMD output layer multiplies clamped activations (at most QA)
         // by a weight in 16 bits: the product must fit.
         if file.output_weights.iter().any(|&w| i32::from(w).abs() * QA > i32::from(i16::MAX)) {
@@ -120,14 +131,20 @@ impl Network {
         }
     }
 
+    /// The output bucket of `board`.
+    pub fn bucket(&self, board: &Board) -> usize {
+        output_bucket(board.occupied().count(), self.output_bias.len())
+    }
+
     /// The evaluation in centipawns for the side to move, from the two
-    /// accumulators (the side to move's first).
-    pub fn output(&self, us: &[i16; HIDDEN], them: &[i16; HIDDEN]) -> i32 {
-        let sum = simd::screlu_dot(us, &self.output_weights.0[0])
-            + simd::screlu_dot(them, &self.output_weights.0[1]);
+    /// accumulators (the side to move's first) and the board's output
+    /// bucket ([`Network::bucket`]).
+    pub fn output(&self, us: &[i16; HIDDEN], them: &[i16; HIDDEN], bucket: usize) -> i32 {
+        let [w_us, w_them] = &self.output_weights[bucket].0;
+        let sum = simd::screlu_dot(us, w_us) + simd::screlu_dot(them, w_them);
         // `sum` is in units of QA^2 QB; one QA goes, the bias joins, then
         // to centipawns.
-        let out = sum / QA + self.output_bias;
+        let out = sum / QA + self.output_bias[bucket];
         (i64::from(out) * i64::from(self.scale) / i64::from(QA * QB)) as i32
     }
 
@@ -136,9 +153,10 @@ impl Network {
         let (mut white, mut black) = ([0i16; HIDDEN], [0i16; HIDDEN]);
         self.refresh(board, Color::White, &mut white);
         self.refresh(board, Color::Black, &mut black);
+        let bucket = self.bucket(board);
         match turn {
-            Color::White => self.output(&white, &black),
-            Color::Black => self.output(&black, &white),
+            Color::White => self.output(&white, &black, bucket),
+            Color::Black => self.output(&black, &white, bucket),
         }
     }
 
