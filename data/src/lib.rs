@@ -35,7 +35,7 @@ pub fn is_game_file(path: &Path) -> bool {
 /// binary file's stream ends at its first bad record (for example one cut
 /// short by a datagen still writing), a PGN file's at a read error or a
 /// broken tag or comment (see [`pgn::games`]).
-pub fn read_games(path: &Path) -> Result<Box<dyn Iterator<Item = Result<Game, String>>>, String> {
+pub fn read_games(path: &Path) -> Result<Box<dyn Iterator<Item = Result<Game, String>> + Send>, String> {
     let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
     Ok(if path.extension().and_then(|e| e.to_str()) == Some("pgn") {
         Box::new(pgn::games(file))

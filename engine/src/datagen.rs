@@ -20,7 +20,6 @@
 //! or a game whose record was not written) are cut off first. Every game is
 //! decided by its number and the seed alone.
 
-use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -36,6 +35,7 @@ use backrank_util::rng::SplitMix;
 
 use crate::engine::Engine;
 use crate::openings::{Starts, random_opening};
+use crate::progress::{Progress, open_at, progress_path, read_progress, write_progress};
 
 /// The usage line of `backrank datagen`.
 pub const USAGE: &str = "backrank datagen [out <file>] [games <n>] [nodes <n>] [threads <n>] [plies <n>] [seed <n>] \
@@ -154,35 +154,6 @@ pub fn run(config: &Config) -> Result<(), String> {
     output.into_inner().error.map_or(Ok(()), Err)
 }
 
-/// How far a data file has got: what its progress record says.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct Progress {
-    /// Games in the file.
-    written: u64,
-    /// The number of the first game not yet started.
-    next: u64,
-    /// The file's length after the last game (`None` in records from
-    /// before it was kept: the file is taken as it is).
-    bytes: Option<u64>,
-}
-
-/// The data file, opened for appending after cutting it to `bytes`.
-fn open_at(path: &Path, bytes: Option<u64>) -> Result<std::fs::File, String> {
-    let cannot = |e: std::io::Error| format!("cannot open {}: {e}", path.display());
-    let file = OpenOptions::new().create(true).append(true).open(path).map_err(cannot)?;
-    if let Some(bytes) = bytes {
-        let length = file.metadata().map_err(cannot)?.len();
-        if length < bytes {
-            return Err(format!("{} is shorter than its progress record says", path.display()));
-        }
-        if length > bytes {
-            eprintln!("datagen: dropping {} bytes of unrecorded games", length - bytes);
-            file.set_len(bytes).map_err(cannot)?;
-        }
-    }
-    Ok(file)
-}
-
 /// The data file and its progress record, behind one lock.
 struct Output {
     file: std::fs::File,
@@ -249,35 +220,10 @@ impl Output {
     }
 }
 
-fn progress_path(out: &Path) -> PathBuf {
-    let mut name = out.as_os_str().to_owned();
-    name.push(".progress");
-    PathBuf::from(name)
-}
-
-/// The progress record of a data file (none: a fresh start).
-fn read_progress(path: &Path) -> Result<Progress, String> {
-    let Ok(text) = std::fs::read_to_string(path) else { return Ok(Progress::default()) };
-    let numbers: Vec<u64> = text.split_whitespace().filter_map(|n| n.parse().ok()).collect();
-    match numbers[..] {
-        [written, next] => Ok(Progress { written, next, bytes: None }),
-        [written, next, bytes] => Ok(Progress { written, next, bytes: Some(bytes) }),
-        _ => Err(format!("{} is not a datagen progress file", path.display())),
-    }
-}
-
-/// Replaces the progress record whole: written beside it, then renamed
-/// over it, so that a kill leaves the old record or the new one.
-fn write_progress(path: &Path, progress: &Progress) -> std::io::Result<()> {
-    let Progress { written, next, bytes } = progress;
-    let mut text = format!("{written} {next}");
-    if let Some(bytes) = bytes {
-        text.push_str(&format!(" {bytes}"));
-    }
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".new");
-    std::fs::write(&temporary, text + "\n")?;
-    std::fs::rename(&temporary, path)
+/// The limits of one move: a soft node limit with a hard cap of
+/// [`HARD_NODES_FACTOR`] times it (`rescore` searches the same way).
+pub(crate) fn move_limits(nodes: u64) -> Limits {
+    Limits { soft_nodes: Some(nodes), nodes: Some(nodes * HARD_NODES_FACTOR), ..Limits::default() }
 }
 
 /// Plays game `number`; `None` when its start was unusable.
@@ -286,11 +232,7 @@ fn play_game(engine: &mut Engine, config: &Config, number: u64) -> Option<Game> 
     let start = random_opening(&mut rng, Starts::Mixed, config.random_plies)?;
     engine.new_game();
     engine.set_root(start.clone());
-    let limits = Limits {
-        soft_nodes: Some(config.nodes),
-        nodes: Some(config.nodes * HARD_NODES_FACTOR),
-        ..Limits::default()
-    };
+    let limits = move_limits(config.nodes);
     let mut moves = Vec::new();
     let (mut winning_plies, mut drawn_plies) = (0u32, 0u32);
     let winner = loop {
@@ -401,15 +343,5 @@ mod tests {
         std::fs::write(&out, &two[..10]).unwrap();
         assert!(run(&Config { games: 3, ..config }).is_err());
         assert!(!dir.join("data.bin.progress.new").exists());
-    }
-
-    #[test]
-    fn old_two_number_records_still_resume() {
-        let dir = ScratchDir::new("datagen-old-record");
-        let path = dir.join("old.progress");
-        std::fs::write(&path, "42598 42600\n").unwrap();
-        assert_eq!(read_progress(&path).unwrap(), Progress { written: 42598, next: 42600, bytes: None });
-        std::fs::write(&path, "12\n").unwrap();
-        assert!(read_progress(&path).is_err());
     }
 }

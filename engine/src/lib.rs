@@ -1,6 +1,6 @@
 //! The Backrank engine: wiring between the GUI (`backrank_uci`), the search
 //! (`backrank_search`) and the evaluation (`backrank_eval`), plus the
-//! command-line tools `bench`, `perft`, `frc` and `datagen`.
+//! command-line tools `bench`, `perft`, `frc`, `datagen` and `rescore`.
 
 pub mod bench;
 pub mod controller;
@@ -12,6 +12,8 @@ pub mod genfens;
 pub mod openings;
 pub mod options;
 pub mod perft;
+pub mod progress;
+pub mod rescore;
 pub mod search_thread;
 
 /// Name and author as `uci` announces them.

@@ -1,6 +1,7 @@
 //! `backrank`: with no arguments, a UCI engine on stdin/stdout. Subcommands:
 //! `bench [depth]`, `perft "<FEN>" <depth>`, `frc <n> [<m>] | frc random`,
-//! `datagen [key value]...` (see [`backrank::datagen`]). Any other
+//! `datagen [key value]...` (see [`backrank::datagen`]), `rescore [key
+//! value]...` (see [`backrank::rescore`]). Any other
 //! arguments are UCI input, one line each, read before stdin (OpenBench's
 //! `backrank "genfens 10 seed 1 book None" quit`).
 
@@ -8,11 +9,11 @@ use std::process::ExitCode;
 
 use backrank::controller::{Controller, send};
 use backrank::engine::Engine;
-use backrank::{bench, datagen, frc};
+use backrank::{bench, datagen, frc, rescore};
 use backrank_uci::notation::{parse_fen, shredder_fen, x_fen};
 use backrank_util::rng::SplitMix;
 
-const USAGE: &str = "usage: backrank [bench [depth] | perft \"<FEN>\" <depth> | frc <n> [<m>] | frc random | datagen ... | spsa]";
+const USAGE: &str = "usage: backrank [bench [depth] | perft \"<FEN>\" <depth> | frc <n> [<m>] | frc random | datagen ... | rescore ... | spsa]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,6 +33,7 @@ fn main() -> ExitCode {
         ["frc", n, m] => print_frc_args(n, Some(m)),
         ["spsa"] => print_spsa(),
         ["datagen", rest @ ..] => datagen::Config::parse(rest).and_then(|config| datagen::run(&config)),
+        ["rescore", rest @ ..] => rescore::Config::parse(rest).and_then(|config| rescore::run(&config)),
         lines => {
             let script: String = lines.iter().map(|line| format!("{line}\n")).collect();
             Controller::new().run(std::io::Read::chain(script.as_bytes(), std::io::stdin().lock()));
