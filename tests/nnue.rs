@@ -180,7 +180,7 @@ fn broken_nets_are_refused_with_their_reason_and_the_last_net_stays() {
         ("hidden-64.nnue", small.to_bytes(), "hidden size 64, this build evaluates 128"),
         ("qa.nnue", with_header_word(4, 127), "QA 127"),
         ("qb.nnue", with_header_word(5, 64), "QB 64"),
-        ("version.nnue", with_header_word(0, 3), "version 3"),
+        ("version.nnue", with_header_word(0, 9), "version 9"),
         ("checksum.nnue", damaged, "checksum mismatch"),
         ("output-weight.nnue", loud.to_bytes(), "output weight is too large"),
     ];

@@ -1,7 +1,7 @@
 //! `backrank-train`: trains Backrank's NNUE on self-play positions.
 //!
 //! ```text
-//! backrank-train data A.txt,B.txt out nets/v1.nnue [hidden 128] [buckets 1] [epochs 20] [lambda 0.1]
+//! backrank-train data A.txt,B.txt out nets/v1.nnue [hidden 128] [buckets 1] [kingmirror 0|1] [epochs 20] [lambda 0.1]
 //!     [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR]
 //!     [valblock 2000] [valevery 20] [resume 0|1] [stop N] [mirror 0|1] [lrfloor 0.05] [minply 8]
 //! backrank-train compare data A.txt,B.txt out nets/v1.nnue [samples 20000] [limit N] [cache DIR]
@@ -25,14 +25,34 @@ use backrank_train::data::{self, Dataset};
 use backrank_train::train::{self, Checkpoint, RunOptions, Settings};
 use backrank_util::args::KeyValues;
 
-const USAGE: &str = "usage: backrank-train [compare] data A.txt[,B.txt...] out NET [hidden 128] [buckets 1] [epochs 20] \
+const USAGE: &str = "usage: backrank-train [compare] data A.txt[,B.txt...] out NET [hidden 128] [buckets 1] [kingmirror 0|1] [epochs 20] \
 [lambda 0.1] [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR] \
 [valblock 2000] [valevery 20] [resume 0|1] [stop N] [samples 20000] [mirror 0|1] [lrfloor 0.05] \
 [minply 8]";
 
 const KEYS: &[&str] = &[
-    "data", "out", "hidden", "buckets", "epochs", "lambda", "lr", "wd", "batch", "threads", "seed", "limit",
-    "cache", "valblock", "valevery", "resume", "stop", "samples", "mirror", "lrfloor", "minply",
+    "data",
+    "out",
+    "hidden",
+    "buckets",
+    "kingmirror",
+    "epochs",
+    "lambda",
+    "lr",
+    "wd",
+    "batch",
+    "threads",
+    "seed",
+    "limit",
+    "cache",
+    "valblock",
+    "valevery",
+    "resume",
+    "stop",
+    "samples",
+    "mirror",
+    "lrfloor",
+    "minply",
 ];
 
 /// The records, split, and the settings the arguments describe.
@@ -50,6 +70,7 @@ fn setup(args: &KeyValues) -> Result<Setup, String> {
     let settings = Settings {
         hidden: args.get("hidden", d.hidden)?,
         buckets: args.get("buckets", d.buckets)?,
+        king_mirror: args.get::<u8>("kingmirror", u8::from(d.king_mirror))? != 0,
         epochs: args.get("epochs", d.epochs)?,
         lambda: args.get("lambda", d.lambda)?,
         lr: args.get("lr", d.lr)?,

@@ -17,7 +17,9 @@
 //! The inner loops run over contiguous rows of `H` floats in blocks of
 //! [`LANES`], which the compiler turns into AVX2 code.
 
-use backrank_eval::nnue::format::{INPUTS, MAX_BUCKETS, QA, QB, QuantisedNet, output_bucket};
+use backrank_eval::nnue::format::{
+    INPUTS, KING_MIRRORED, MAX_BUCKETS, PLAIN, QA, QB, QuantisedNet, output_bucket,
+};
 use backrank_util::{rng::SplitMix, sigmoid};
 
 use crate::data::{Dataset, SCORE_SCALE};
@@ -48,6 +50,8 @@ pub struct Model {
     pub hidden: usize,
     /// Output buckets (by material, see `output_bucket`).
     pub buckets: usize,
+    /// King-side mirrored inputs (see `Network::file_mask`).
+    pub king_mirrored: bool,
     /// Feature weights, accumulator biases, output weights, output biases.
     pub params: Vec<f32>,
 }
@@ -68,7 +72,12 @@ impl Model {
     pub fn zeros(hidden: usize, buckets: usize) -> Model {
         assert!(hidden > 0 && hidden.is_multiple_of(LANES), "the hidden size must be a multiple of {LANES}");
         assert!((1..=MAX_BUCKETS).contains(&buckets), "1 to {MAX_BUCKETS} output buckets");
-        Model { hidden, buckets, params: vec![0.0; Model::param_count(hidden, buckets)] }
+        Model {
+            hidden,
+            buckets,
+            king_mirrored: false,
+            params: vec![0.0; Model::param_count(hidden, buckets)],
+        }
     }
 
     /// The initial network for `seed`: feature weights uniform in
@@ -116,6 +125,25 @@ impl Model {
         output_bucket(features.len(), self.buckets)
     }
 
+    /// The rows each perspective (White, Black) reads for a position with
+    /// these features: with king-side mirroring, the files of a side whose
+    /// king stands on files e-h are flipped.
+    #[inline]
+    fn views(&self, features: &[u16]) -> [View; 2] {
+        let mut masks = [0usize; 2];
+        if self.king_mirrored {
+            for &f in features {
+                // Kings: White's at 320..384, Black's at 704..768 (White's
+                // view); the file is the low three bits in both views.
+                let f = usize::from(f);
+                if (320..384).contains(&f) || (704..768).contains(&f) {
+                    masks[usize::from(f >= 384)] = if f & 7 >= 4 { 7 } else { 0 };
+                }
+            }
+        }
+        [View { black: false, mask: masks[0] }, View { black: true, mask: masks[1] }]
+    }
+
     /// The raw output for a position given by its White-perspective
     /// features and the side to move (the evaluation is this x 400 cp).
     pub fn output(&self, features: &[u16], white_to_move: bool, scratch: &mut Scratch) -> f32 {
@@ -130,6 +158,7 @@ impl Model {
         QuantisedNet {
             hidden: self.hidden,
             buckets: self.buckets,
+            input_layout: if self.king_mirrored { KING_MIRRORED } else { PLAIN },
             scale: SCORE_SCALE as u32,
             feature_weights: self.params[..bias].iter().map(|&w| round(w, QA) as i16).collect(),
             feature_bias: self.params[bias..output].iter().map(|&w| round(w, QA) as i16).collect(),
@@ -252,8 +281,9 @@ impl Accumulators {
         let h = model.hidden;
         let params = &model.params;
         let bias = &params[model.bias_at()..model.output_at()];
-        gather(&mut self.white, bias, params, h, features, false);
-        gather(&mut self.black, bias, params, h, features, true);
+        let [white, black] = model.views(features);
+        gather(&mut self.white, bias, params, h, features, white);
+        gather(&mut self.black, bias, params, h, features, black);
         let k = model.bucket(features);
         let w = &params[model.output_at() + 2 * h * k..][..2 * h];
         let (us, them) = if white_to_move { (&self.white, &self.black) } else { (&self.black, &self.white) };
@@ -264,10 +294,19 @@ impl Accumulators {
 /// The widest block the row loops keep in registers (8 AVX2 registers).
 const TILE: usize = 64;
 
-/// The feature's row index: White's, or Black's when `mirrored`.
+/// Which rows a perspective reads: White's or Black's, files flipped by
+/// `mask` (0, or 7 for a king-mirrored perspective whose king is on e-h).
+#[derive(Debug, Clone, Copy)]
+struct View {
+    black: bool,
+    mask: usize,
+}
+
+/// The feature's row index in `view`.
 #[inline(always)]
-fn row_of(f: u16, mirrored: bool) -> usize {
-    if mirrored { mirror(usize::from(f)) } else { usize::from(f) }
+fn row_of(f: u16, view: View) -> usize {
+    let f = usize::from(f);
+    (if view.black { mirror(f) } else { f }) ^ view.mask
 }
 
 /// `out[t..t + T] = bias[t..t + T] + the same block of each feature's row`,
@@ -280,11 +319,11 @@ fn gather_block<const T: usize>(
     h: usize,
     t: usize,
     features: &[u16],
-    mirrored: bool,
+    view: View,
 ) {
     let mut sum: [f32; T] = bias[t..t + T].try_into().expect("a whole block");
     for &f in features {
-        let at = row_of(f, mirrored) * h + t;
+        let at = row_of(f, view) * h + t;
         let row: &[f32; T] = table[at..at + T].try_into().expect("a whole block");
         for k in 0..T {
             sum[k] += row[k];
@@ -294,15 +333,15 @@ fn gather_block<const T: usize>(
 }
 
 /// `out = bias + sum of the rows of table` (rows of `h`) of the features,
-/// White's or, `mirrored`, Black's.
-fn gather(out: &mut [f32], bias: &[f32], table: &[f32], h: usize, features: &[u16], mirrored: bool) {
+/// in `view`.
+fn gather(out: &mut [f32], bias: &[f32], table: &[f32], h: usize, features: &[u16], view: View) {
     let mut t = 0;
     while t + TILE <= h {
-        gather_block::<TILE>(out, bias, table, h, t, features, mirrored);
+        gather_block::<TILE>(out, bias, table, h, t, features, view);
         t += TILE;
     }
     while t < h {
-        gather_block::<LANES>(out, bias, table, h, t, features, mirrored);
+        gather_block::<LANES>(out, bias, table, h, t, features, view);
         t += LANES;
     }
 }
@@ -315,11 +354,11 @@ fn scatter_block<const T: usize>(
     h: usize,
     t: usize,
     features: &[u16],
-    mirrored: bool,
+    view: View,
 ) {
     let d: [f32; T] = d[t..t + T].try_into().expect("a whole block");
     for &f in features {
-        let at = row_of(f, mirrored) * h + t;
+        let at = row_of(f, view) * h + t;
         let row: &mut [f32; T] = (&mut table[at..at + T]).try_into().expect("a whole block");
         for k in 0..T {
             row[k] += d[k];
@@ -328,15 +367,15 @@ fn scatter_block<const T: usize>(
 }
 
 /// Adds `d` to the row (of `h`) of each feature in `table`, White's or,
-/// `mirrored`, Black's.
-fn scatter(table: &mut [f32], d: &[f32], h: usize, features: &[u16], mirrored: bool) {
+/// in `view`.
+fn scatter(table: &mut [f32], d: &[f32], h: usize, features: &[u16], view: View) {
     let mut t = 0;
     while t + TILE <= h {
-        scatter_block::<TILE>(table, d, h, t, features, mirrored);
+        scatter_block::<TILE>(table, d, h, t, features, view);
         t += TILE;
     }
     while t < h {
-        scatter_block::<LANES>(table, d, h, t, features, mirrored);
+        scatter_block::<LANES>(table, d, h, t, features, view);
         t += LANES;
     }
 }
@@ -386,8 +425,9 @@ pub fn accumulate_gradient(
             backward_output(them, &w[h..], grad_them_w, g);
             add(grad_bias, white);
             add(grad_bias, black);
-            scatter(grad_features, white, h, features, false);
-            scatter(grad_features, black, h, features, true);
+            let [white_view, black_view] = model.views(features);
+            scatter(grad_features, white, h, features, white_view);
+            scatter(grad_features, black, h, features, black_view);
         }
     }
     total

@@ -104,12 +104,12 @@ fn mirror_gives_blacks_feature() {
 
 /// The analytic gradient of a random model with `buckets` output buckets
 /// against finite differences, on a sample of weights of every kind.
-fn check_gradient(buckets: usize) {
+fn check_gradient(buckets: usize, king_mirrored: bool) {
     let data = data::parse_text(synthetic_lines(12, 3).as_bytes(), 1);
     let indices = usable(&data);
     assert!(indices.len() >= 8);
     let hidden = 8;
-    let mut model = Model::random(hidden, buckets, 5);
+    let mut model = Model { king_mirrored, ..Model::random(hidden, buckets, 5) };
     // Larger output weights and a positive bias, so that every tensor matters.
     let (bias, output) = (model.bias_at(), model.output_at());
     model.params[bias..output].iter_mut().enumerate().for_each(|(k, b)| *b = 0.1 + 0.05 * k as f32);
@@ -129,12 +129,20 @@ fn check_gradient(buckets: usize) {
     let loss = |m: &Model| loss_sum(m, &data, &indices, lambda, &mut Scratch::new(hidden)) / n as f64;
 
     let active = usize::from(data.features_of(indices[0] as usize)[0]);
+    // The rows a feature can reach: either side's, files flipped too when
+    // the inputs are king-mirrored.
+    let rows = |f: usize| {
+        let mut rows = vec![f, mirror(f)];
+        if king_mirrored {
+            rows.extend([f ^ 7, mirror(f) ^ 7]);
+        }
+        rows
+    };
     // A row no position touches, from either side.
-    let inactive = (0..768)
-        .find(|&f| data.features.iter().all(|&x| usize::from(x) != f && mirror(usize::from(x)) != f))
-        .unwrap();
+    let inactive =
+        (0..768).find(|&f| data.features.iter().all(|&x| !rows(usize::from(x)).contains(&f))).unwrap();
     let mut picks: Vec<usize> = Vec::new();
-    for row in [active, mirror(active)] {
+    for row in rows(active) {
         picks.extend((0..hidden).step_by(3).map(|k| row * hidden + k));
     }
     picks.extend((0..hidden).step_by(2).map(|k| bias + k));
@@ -171,12 +179,17 @@ fn check_gradient(buckets: usize) {
 
 #[test]
 fn the_gradient_matches_finite_differences() {
-    check_gradient(1);
+    check_gradient(1, false);
 }
 
 #[test]
 fn the_gradient_matches_finite_differences_with_output_buckets() {
-    check_gradient(8);
+    check_gradient(8, false);
+}
+
+#[test]
+fn the_gradient_matches_finite_differences_with_king_mirrored_inputs() {
+    check_gradient(8, true);
 }
 
 #[test]
@@ -249,24 +262,30 @@ fn dequantised(model: &Model) -> Model {
 
 #[test]
 fn the_quantised_export_evaluates_like_the_float_model() {
-    check_export(1);
+    check_export(1, false);
 }
 
 #[test]
 fn the_quantised_export_with_output_buckets_evaluates_like_the_float_model() {
-    check_export(8);
+    check_export(8, false);
+}
+
+#[test]
+fn the_quantised_export_with_king_mirrored_inputs_evaluates_like_the_float_model() {
+    check_export(8, true);
 }
 
 /// Trains a net with `buckets` output buckets briefly, then compares the
 /// engine's evaluation of its file with the float model's.
-fn check_export(buckets: usize) {
-    let dir = temp_dir(&format!("export-{buckets}"));
+fn check_export(buckets: usize, king_mirror: bool) {
+    let dir = temp_dir(&format!("export-{buckets}-{king_mirror}"));
     let lines = synthetic_lines(2000, 31);
     let data = data::parse_text(lines.as_bytes(), 2);
     let indices = usable(&data);
     let settings = Settings {
         hidden: HIDDEN,
         buckets,
+        king_mirror,
         epochs: 3,
         lambda: 0.0,
         lr: 0.003,

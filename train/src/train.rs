@@ -36,6 +36,9 @@ pub struct Settings {
     pub hidden: usize,
     /// Output buckets by material (1: none).
     pub buckets: usize,
+    /// King-side mirrored inputs (a side's files flipped while its king
+    /// stands on files e-h; makes `mirror` pointless).
+    pub king_mirror: bool,
     /// Passes over the training records.
     pub epochs: usize,
     /// Weight of the game result in the target (the rest is the score's).
@@ -63,6 +66,7 @@ impl Default for Settings {
         Settings {
             hidden: 128,
             buckets: 1,
+            king_mirror: false,
             epochs: 20,
             lambda: 0.1,
             lr: 1e-3,
@@ -82,9 +86,10 @@ impl std::fmt::Display for Settings {
         let s = self;
         write!(
             f,
-            "hidden {} buckets {} epochs {} lambda {} lr {} lrfloor {} wd {} batch {} threads {} seed {} mirror {}",
+            "hidden {} buckets {} kingmirror {} epochs {} lambda {} lr {} lrfloor {} wd {} batch {} threads {} seed {} mirror {}",
             s.hidden,
             s.buckets,
+            u8::from(s.king_mirror),
             s.epochs,
             s.lambda,
             s.lr,
@@ -197,10 +202,10 @@ pub struct Checkpoint {
 }
 
 const CKPT_MAGIC: &[u8; 8] = b"BKRKCKPT";
-const CKPT_VERSION: u64 = 4;
+const CKPT_VERSION: u64 = 5;
 /// Eight-byte fields before the weights: ten words, nine floats, one word,
-/// one float, one word.
-const CKPT_FIELDS: usize = 22;
+/// one float, two words.
+const CKPT_FIELDS: usize = 23;
 
 impl Checkpoint {
     /// The file's bytes: magic, words, weights, moments, FNV-1a hash.
@@ -230,6 +235,7 @@ impl Checkpoint {
         out.extend_from_slice(&u64::from(s.mirror).to_le_bytes());
         out.extend_from_slice(&s.lr_floor.to_le_bytes());
         out.extend_from_slice(&(s.buckets as u64).to_le_bytes());
+        out.extend_from_slice(&u64::from(s.king_mirror).to_le_bytes());
         self.model.params.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         a.m.iter().chain(&a.v).for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         let hash = fnv1a(&out);
@@ -260,9 +266,11 @@ impl Checkpoint {
         {
             return Err("checkpoint has the wrong length for its hidden size and buckets".into());
         }
+        let king_mirror = word(22) != 0;
         let settings = Settings {
             hidden,
             buckets,
+            king_mirror,
             epochs: word(2) as usize,
             batch: word(3) as usize,
             threads: word(4) as usize,
@@ -290,7 +298,7 @@ impl Checkpoint {
             settings,
             data_id: word(6),
             epoch: word(7) as usize,
-            model: Model { hidden, buckets, params },
+            model: Model { hidden, buckets, king_mirrored: king_mirror, params },
             adam,
             train_loss: float(13),
             val_loss: float(14),
@@ -345,6 +353,7 @@ fn mismatch(ckpt: &Checkpoint, settings: &Settings, data_id: u64) -> Option<Stri
     let (a, b) = (&ckpt.settings, settings);
     let same = a.hidden == b.hidden
         && a.buckets == b.buckets
+        && a.king_mirror == b.king_mirror
         && a.epochs == b.epochs
         && a.lambda == b.lambda
         && a.lr == b.lr
@@ -398,7 +407,7 @@ pub fn run(
             settings: s.clone(),
             data_id,
             epoch: 0,
-            model: Model::random(s.hidden, s.buckets, s.seed),
+            model: Model { king_mirrored: s.king_mirror, ..Model::random(s.hidden, s.buckets, s.seed) },
             adam: Adam::new(Model::param_count(s.hidden, s.buckets), s.wd),
             train_loss: f64::NAN,
             val_loss: f64::NAN,

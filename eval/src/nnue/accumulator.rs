@@ -9,7 +9,8 @@
 //! move (castling in every Chess960 shape, en passant and promotions are
 //! all just changed squares) and no invalidation by the search: a stale
 //! source only costs a longer diff. Past [`REFRESH_AT`] changes the entry
-//! is rebuilt from scratch instead.
+//! is rebuilt from scratch instead, and so is a perspective of a
+//! king-mirrored net whose king changed wings (all its inputs moved).
 
 use std::sync::Arc;
 
@@ -143,7 +144,7 @@ impl AccumulatorStack {
             Some((_, q)) => {
                 let from = self.entries[q].board.clone().expect("a computed entry");
                 match diff(&from, board) {
-                    Some(d) => self.apply(q, ply, &d),
+                    Some(d) => self.apply(q, ply, &d, &from, board),
                     None => self.refresh(ply, board),
                 }
             }
@@ -158,11 +159,18 @@ impl AccumulatorStack {
         self.net.refresh(board, Color::Black, &mut black.0);
     }
 
-    /// Entry `to` = entry `from` with the diff applied.
-    fn apply(&mut self, from: usize, to: usize, d: &Diff) {
-        let rows = &self.net.feature_weights.0;
-        for side in 0..2 {
-            let index = |f: usize| if side == 0 { f } else { mirrored(f) };
+    /// Entry `to` (for `board`) = entry `from` (for `from_board`) with the
+    /// diff applied; a perspective whose file mask changed is refreshed.
+    fn apply(&mut self, from: usize, to: usize, d: &Diff, from_board: &Board, board: &Board) {
+        let net = &self.net;
+        let rows = &net.feature_weights.0;
+        for (side, perspective) in Color::ALL.into_iter().enumerate() {
+            let mask = net.file_mask(board, perspective);
+            if mask != net.file_mask(from_board, perspective) {
+                net.refresh(board, perspective, &mut self.entries[to].values[side].0);
+                continue;
+            }
+            let index = |f: usize| (if side == 0 { f } else { mirrored(f) }) ^ mask;
             let mut acc = self.entries[from].values[side].0;
             for &f in &d.added[..d.adds] {
                 simd::add(&mut acc, &rows[index(f)]);
@@ -195,9 +203,23 @@ mod tests {
 
     #[test]
     fn incremental_equals_refresh_over_random_games_with_every_castle() {
-        let net = embedded();
+        check_incremental_over_castling_suite(embedded());
+    }
+
+    #[test]
+    fn incremental_equals_refresh_with_king_mirrored_inputs() {
+        let mut net = (*embedded()).clone();
+        net.king_mirrored = true;
+        check_incremental_over_castling_suite(Arc::new(net));
+    }
+
+    /// Random games from every position of the castling suite, special
+    /// moves preferred, evaluated incrementally along a search-like walk of
+    /// plies and compared with a refresh after every move.
+    fn check_incremental_over_castling_suite(net: Arc<Network>) {
         let suite = include_str!("../../../tests/data/frc-castling-perft.epd");
         let (mut castles, mut en_passant, mut promotions, mut checked) = (0, 0, 0, 0);
+        let mut wing_changes = 0;
         let mut rng = SplitMix(7);
         for line in suite.lines().filter(|l| !l.is_empty()) {
             let fen = line.split(';').next().unwrap().trim();
@@ -218,10 +240,13 @@ mod tests {
                 } else {
                     moves[rng.next_u64() as usize % moves.len()]
                 };
+                let wings = |pos: &Chess| Color::ALL.map(|c| net.file_mask(pos.board(), c));
+                let before = wings(&pos);
                 castles += usize::from(m.is_castle());
                 en_passant += usize::from(m.is_en_passant());
                 promotions += usize::from(m.is_promotion());
                 pos.play_unchecked(m);
+                wing_changes += usize::from(wings(&pos) != before);
                 // Deeper by one, or back up a few plies (a sibling line), as a search goes.
                 ply =
                     if rng.next_u64().is_multiple_of(4) { ply.saturating_sub(2) } else { (ply + 1).min(15) };
@@ -232,6 +257,8 @@ mod tests {
         }
         assert!(castles >= 200 && en_passant >= 5 && promotions >= 5, "{castles} {en_passant} {promotions}");
         assert!(checked > 3000);
+        // A king-mirrored net saw kings change wings (castles among them).
+        assert_eq!(wing_changes > 100, net.king_mirrored, "{wing_changes} wing changes");
     }
 
     #[test]

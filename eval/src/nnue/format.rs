@@ -15,6 +15,7 @@
 //! | 4 | QB, the output layer's scale (256) |
 //! | 4 | output scale (centipawns per unit of the float network's output) |
 //! | 4 | output buckets `B` (version 2 on; version 1 files have none and mean 1) |
+//! | 4 | input layout (version 3 on; before, 0): 0 each side's view, 1 the same with files mirrored while that side's king stands on files e-h ([`KING_MIRRORED`]) |
 //! | 2 x 768 x N | feature weights, i16, feature-major (feature `f`'s `N` weights together) |
 //! | 2 x N | accumulator biases, i16 |
 //! | 2 x 2N x B | output weights, i16, bucket by bucket: `N` for the side to move's accumulator, then `N` for the other side's |
@@ -30,9 +31,16 @@ use backrank_util::hash::fnv1a;
 
 /// The first eight bytes of every network file.
 pub const MAGIC: &[u8; 8] = b"BKRKNNUE";
-/// The layout version this build writes (it also reads version 1, the
-/// same layout with one output bucket and no bucket word).
-pub const VERSION: u32 = 2;
+/// The layout version this build writes. It also reads version 1 (no
+/// bucket word: one output bucket) and version 2 (no input-layout word:
+/// plain inputs).
+pub const VERSION: u32 = 3;
+/// The input layout code of plain piece-square inputs from each side's view.
+pub const PLAIN: u32 = 0;
+/// The input layout code of king-side mirrored inputs: a perspective whose
+/// king stands on files e-h sees every square's file flipped (a-h), so
+/// that one set of weights serves kings on either wing.
+pub const KING_MIRRORED: u32 = 1;
 /// Piece-square inputs: 2 colours (own, other) x 6 roles x 64 squares.
 pub const INPUTS: usize = 768;
 /// The activation code of SCReLU, the only one so far.
@@ -47,9 +55,10 @@ pub const QB: i32 = 256;
 /// The most output buckets a file may have.
 pub const MAX_BUCKETS: usize = 32;
 
-/// Header bytes of a version 1 file and of a version 2 file.
-const HEADER_BYTES_V1: usize = 8 + 7 * 4;
-const HEADER_BYTES: usize = HEADER_BYTES_V1 + 4;
+/// Header bytes of a file of each version (index 0: version 1).
+const HEADER_BYTES_OF: [usize; 3] = [8 + 7 * 4, 8 + 8 * 4, 8 + 9 * 4];
+/// Header bytes of a file of this build's version.
+const HEADER_BYTES: usize = HEADER_BYTES_OF[VERSION as usize - 1];
 
 /// The output bucket of a position with `pieces` pieces on the board (kings
 /// included) in a net with `buckets` output buckets: the material from 2 to
@@ -67,6 +76,8 @@ pub struct QuantisedNet {
     pub hidden: usize,
     /// Output buckets `B` (see [`output_bucket`]).
     pub buckets: usize,
+    /// [`PLAIN`] or [`KING_MIRRORED`].
+    pub input_layout: u32,
     /// Centipawns per unit of the float output.
     pub scale: u32,
     /// `INPUTS x hidden`, feature-major, in units of 1/QA.
@@ -97,7 +108,10 @@ impl QuantisedNet {
         let mut out = Vec::with_capacity(Self::file_len(self.hidden, self.buckets));
         out.extend_from_slice(MAGIC);
         let (hidden, buckets) = (self.hidden as u32, self.buckets as u32);
-        for word in [VERSION, INPUTS as u32, hidden, SCRELU, QA as u32, QB as u32, self.scale, buckets] {
+        let layout = self.input_layout;
+        for word in
+            [VERSION, INPUTS as u32, hidden, SCRELU, QA as u32, QB as u32, self.scale, buckets, layout]
+        {
             out.extend_from_slice(&word.to_le_bytes());
         }
         for w in self.feature_weights.iter().chain(&self.feature_bias).chain(&self.output_weights) {
@@ -111,7 +125,7 @@ impl QuantisedNet {
         out
     }
 
-    /// The size of a (version 2) file with hidden size `hidden` and `buckets` output buckets.
+    /// The size of a file (of this build's version) with hidden size `hidden` and `buckets` output buckets.
     pub fn file_len(hidden: usize, buckets: usize) -> usize {
         HEADER_BYTES + Self::body_len(hidden, buckets) + 8
     }
@@ -129,11 +143,15 @@ impl QuantisedNet {
         let word = |i: usize| read_u32(bytes, 8 + 4 * i);
         let (version, inputs, hidden, activation, qa, qb, scale) =
             (word(0), word(1), word(2) as usize, word(3), word(4), word(5), word(6));
-        let (header, buckets) = match version {
-            1 => (HEADER_BYTES_V1, 1),
-            VERSION => (HEADER_BYTES, word(7) as usize),
-            _ => return Err(format!("network format version {version}, this build reads 1 and {VERSION}")),
+        let (header, buckets, input_layout) = match version {
+            1 => (HEADER_BYTES_OF[0], 1, PLAIN),
+            2 => (HEADER_BYTES_OF[1], word(7) as usize, PLAIN),
+            VERSION => (HEADER_BYTES, word(7) as usize, word(8)),
+            _ => return Err(format!("network format version {version}, this build reads 1 to {VERSION}")),
         };
+        if input_layout != PLAIN && input_layout != KING_MIRRORED {
+            return Err(format!("input layout {input_layout} (this build reads 0 and 1)"));
+        }
         if buckets == 0 || buckets > MAX_BUCKETS {
             return Err(format!("{buckets} output buckets (this build reads 1 to {MAX_BUCKETS})"));
         }
@@ -169,6 +187,7 @@ impl QuantisedNet {
         Ok(QuantisedNet {
             hidden,
             buckets,
+            input_layout,
             scale,
             feature_weights,
             feature_bias,
@@ -187,6 +206,7 @@ mod tests {
         QuantisedNet {
             hidden,
             buckets,
+            input_layout: PLAIN,
             scale: 400,
             feature_weights: (0..INPUTS * hidden).map(value).collect(),
             feature_bias: (0..hidden).map(|i| value(i + 3)).collect(),
@@ -195,12 +215,13 @@ mod tests {
         }
     }
 
-    /// `net` as a version 1 file: no bucket word (one bucket), its own checksum.
-    fn version_1_bytes(net: &QuantisedNet) -> Vec<u8> {
-        assert_eq!(net.buckets, 1);
+    /// `net` as a file of an older `version` (1: no bucket word, one
+    /// bucket; 2: no input-layout word, plain inputs), its own checksum.
+    fn old_bytes(net: &QuantisedNet, version: u32) -> Vec<u8> {
+        assert!(net.input_layout == PLAIN && (version == 2 || net.buckets == 1));
         let mut bytes = net.to_bytes();
-        bytes[8..12].copy_from_slice(&1u32.to_le_bytes());
-        bytes.drain(HEADER_BYTES_V1..HEADER_BYTES);
+        bytes[8..12].copy_from_slice(&version.to_le_bytes());
+        bytes.drain(HEADER_BYTES_OF[version as usize - 1]..HEADER_BYTES);
         let body = bytes.len() - 8;
         let hash = fnv1a(&bytes[..body]);
         bytes[body..].copy_from_slice(&hash.to_le_bytes());
@@ -234,15 +255,22 @@ mod tests {
     }
 
     #[test]
-    fn version_1_files_read_as_one_bucket() {
-        let net = sample(16, 1);
-        let old = version_1_bytes(&net);
-        assert_eq!(old.len(), QuantisedNet::file_len(16, 1) - 4);
-        assert_eq!(QuantisedNet::from_bytes(&old).unwrap(), net);
-        // The same bytes claiming version 2 lack a bucket word: refused.
-        let mut claimed = old.clone();
-        claimed[8] = 2;
-        assert!(QuantisedNet::from_bytes(&claimed).is_err());
+    fn older_versions_still_read() {
+        for (version, buckets) in [(1, 1), (2, 1), (2, 8)] {
+            let net = sample(16, buckets);
+            let old = old_bytes(&net, version);
+            let header = HEADER_BYTES_OF[version as usize - 1];
+            assert_eq!(old.len(), QuantisedNet::file_len(16, buckets) - HEADER_BYTES + header);
+            assert_eq!(QuantisedNet::from_bytes(&old).unwrap(), net);
+            // The same bytes claiming the current version lack header words: refused.
+            let mut claimed = old.clone();
+            claimed[8] = VERSION as u8;
+            assert!(QuantisedNet::from_bytes(&claimed).is_err());
+        }
+        let mirrored = QuantisedNet { input_layout: KING_MIRRORED, ..sample(16, 8) };
+        assert_eq!(QuantisedNet::from_bytes(&mirrored.to_bytes()).unwrap(), mirrored);
+        let unknown = QuantisedNet { input_layout: 5, ..sample(16, 1) };
+        assert!(QuantisedNet::from_bytes(&unknown.to_bytes()).unwrap_err().contains("input layout 5"));
     }
 
     #[test]

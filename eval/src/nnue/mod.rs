@@ -4,7 +4,11 @@
 //!
 //! * Inputs: one per (colour relative to the perspective, role, square),
 //!   with the square flipped vertically for Black's perspective
-//!   ([`feature`]), so that each side sees the board from its own side.
+//!   ([`feature`]), so that each side sees the board from its own side. A
+//!   king-mirrored net ([`format::KING_MIRRORED`]) also flips the files of
+//!   a perspective whose king stands on files e-h ([`Network::file_mask`]);
+//!   that perspective is refreshed whenever its king crosses between the d
+//!   and e files (a Chess960 castle can do that too).
 //! * The two accumulators (`bias + sum of active rows`) are kept per thread
 //!   along the search ([`AccumulatorStack`]): updated lazily, when a node is
 //!   evaluated, from the nearest computed ancestor by diffing the piece
@@ -31,7 +35,7 @@ use once_cell::sync::Lazy;
 use shakmaty::{Board, Color, Piece, Square};
 
 pub use accumulator::{Accumulator, AccumulatorStack};
-pub use format::{INPUTS, QA, QB, QuantisedNet, output_bucket};
+pub use format::{INPUTS, KING_MIRRORED, QA, QB, QuantisedNet, output_bucket};
 
 /// The accumulator width of each perspective in this build.
 pub const HIDDEN: usize = 128;
@@ -61,6 +65,8 @@ pub struct Network {
     pub output_bias: Vec<i32>,
     /// Centipawns per unit of the float network's output.
     pub scale: i32,
+    /// King-side mirroring of the inputs (see [`Network::file_mask`]).
+    pub king_mirrored: bool,
     /// The FNV-free short name of the file, for `info string` and `eval`.
     pub name: String,
 }
@@ -111,6 +117,7 @@ impl Network {
             output_weights,
             output_bias: file.output_bias,
             scale: file.scale as i32,
+            king_mirrored: file.input_layout == KING_MIRRORED,
             name: name.to_string(),
         })
     }
@@ -122,12 +129,22 @@ impl Network {
         Network::from_bytes(&bytes, name)
     }
 
+    /// What `perspective`'s input indices are xored with on `board`: 7
+    /// (every square's file flipped, a-h) when the net is king-mirrored and
+    /// that side's king stands on files e-h, else 0. The file is the low
+    /// three bits of every index, in both perspectives.
+    pub fn file_mask(&self, board: &Board, perspective: Color) -> usize {
+        let on_king_side = board.king_of(perspective).is_some_and(|king| king.file() >= shakmaty::File::E);
+        if self.king_mirrored && on_king_side { 7 } else { 0 }
+    }
+
     /// A fresh accumulator for `board` from `perspective`.
     pub fn refresh(&self, board: &Board, perspective: Color, out: &mut [i16; HIDDEN]) {
         *out = self.feature_bias.0;
+        let mask = self.file_mask(board, perspective);
         for square in board.occupied() {
             let piece = board.piece_at(square).expect("an occupied square");
-            simd::add(out, &self.feature_weights.0[feature(perspective, piece, square)]);
+            simd::add(out, &self.feature_weights.0[feature(perspective, piece, square) ^ mask]);
         }
     }
 
@@ -221,6 +238,27 @@ mod tests {
                 net.evaluate_board(&mirrored, !pos.turn()),
                 "{fen}"
             );
+        }
+    }
+
+    #[test]
+    fn king_mirrored_inputs_see_a_position_and_its_mirror_image_alike() {
+        let mut mirrored_net = (*embedded()).clone();
+        mirrored_net.king_mirrored = true;
+        let plain = embedded();
+        // No castling rights: the mirror image (files a-h swapped) is the
+        // same position for the net, whichever wing each king is on.
+        for fen in [
+            "4k3/5pp1/4b3/8/8/4B3/5PPP/6K1 b - - 0 1",
+            "2kr3r/ppp2ppp/2n5/3q4/3P4/2P2N2/PP3PPP/R2Q1RK1 w - - 0 1",
+            "r3k2r/1pp2ppp/p1n5/4p3/4P3/P1N5/1PP2PPP/R3K2R w - - 0 1",
+        ] {
+            let pos = position(fen);
+            let mut flipped = pos.board().clone();
+            flipped.flip_horizontal();
+            let eval = |net: &Network, board: &Board| net.evaluate_board(board, pos.turn());
+            assert_eq!(eval(&mirrored_net, pos.board()), eval(&mirrored_net, &flipped), "{fen}");
+            assert_ne!(eval(&plain, pos.board()), eval(&plain, &flipped), "{fen}: the plain net sees a difference");
         }
     }
 
