@@ -258,7 +258,11 @@ mod tests {
             flipped.flip_horizontal();
             let eval = |net: &Network, board: &Board| net.evaluate_board(board, pos.turn());
             assert_eq!(eval(&mirrored_net, pos.board()), eval(&mirrored_net, &flipped), "{fen}");
-            assert_ne!(eval(&plain, pos.board()), eval(&plain, &flipped), "{fen}: the plain net sees a difference");
+            assert_ne!(
+                eval(&plain, pos.board()),
+                eval(&plain, &flipped),
+                "{fen}: the plain net sees a difference"
+            );
         }
     }
 
