@@ -111,7 +111,13 @@ impl Worker {
         }
 
         let state = self.node_state(node, tt_hit, pv_node, excluded);
-        if !pv_node && let Some(score) = self.prune_node(shared, node, depth, alpha, beta, &state) {
+        // Not in a singular test: its result must come from searching the
+        // other moves, or the test cancels its own extension (or even
+        // returns a multi-cut with no move searched).
+        if !pv_node
+            && excluded.is_none()
+            && let Some(score) = self.prune_node(shared, node, depth, alpha, beta, &state)
+        {
             return score;
         }
 

@@ -29,8 +29,8 @@ pub(crate) enum MoveFate {
 }
 
 impl Worker {
-    /// Whole-node pruning of a non-PV node before its moves: the score to
-    /// return, or `None` to search the moves.
+    /// Whole-node pruning of a non-PV node before its moves (never in a
+    /// singular test): the score to return, or `None` to search the moves.
     pub(crate) fn prune_node(
         &mut self,
         shared: &Shared,
@@ -40,7 +40,7 @@ impl Worker {
         beta: i32,
         state: &NodeState,
     ) -> Option<i32> {
-        let NodeState { in_check, eval, improving, excluded, .. } = *state;
+        let NodeState { in_check, eval, improving, .. } = *state;
         if in_check {
             return None;
         }
@@ -78,7 +78,6 @@ impl Worker {
         if depth >= NMP_MIN_DEPTH.get()
             && eval >= beta
             && !self.stack[node.ply].null
-            && excluded.is_none()
             && has_non_pawn_material(node.pos)
         {
             return self.null_move_search(shared, node, depth, beta, eval);
