@@ -28,13 +28,29 @@ pub(crate) struct Node<'a> {
 }
 
 impl Worker {
-    /// True if the current node (the last key pushed) repeats an earlier
-    /// position since the last irreversible move.
-    fn is_repetition(&self, halfmoves: u32) -> bool {
+    /// True if the current node (the last key pushed) is a draw by
+    /// repetition as the search counts it: it repeats a position of the
+    /// search's own line (the root included: the side to move can choose
+    /// to repeat again), or it stands for the third time in the game.
+    /// Only positions since the last irreversible move can repeat.
+    pub(crate) fn is_repetition(&self, halfmoves: u32) -> bool {
         let current = self.keys.len() - 1;
         let key = self.keys[current];
         let reach = (halfmoves as usize).min(current);
-        (4..=reach).step_by(2).any(|back| self.keys[current - back] == key)
+        let mut in_the_game = 0;
+        for back in (4..=reach).step_by(2) {
+            let index = current - back;
+            if self.keys[index] == key {
+                if index >= self.root_index {
+                    return true;
+                }
+                in_the_game += 1;
+                if in_the_game == 2 {
+                    return true;
+                }
+            }
+        }
+        false
     }
 
     /// Whether the static evaluation at `ply` beats the one two plies

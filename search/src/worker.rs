@@ -140,6 +140,8 @@ pub struct Worker {
     pub(crate) pv: Vec<Vec<Move>>,
     /// Keys of every position from the game's start to the current node.
     pub(crate) keys: Vec<u64>,
+    /// Where the root's key stands in `keys` (the game's positions before it).
+    pub(crate) root_index: usize,
     /// Nodes searched by this thread in this search.
     pub(crate) nodes: u64,
     unflushed_nodes: u64,
@@ -187,6 +189,7 @@ impl Worker {
             histories: Histories::default(),
             pv: vec![Vec::new(); MAX_PLY + 1],
             keys: Vec::new(),
+            root_index: 0,
             nodes: 0,
             unflushed_nodes: 0,
             seldepth: 0,
@@ -257,6 +260,7 @@ impl Worker {
         self.root_moves = root_moves.to_vec();
         self.keys.clear();
         self.keys.extend_from_slice(game_keys);
+        self.root_index = self.keys.len();
         let root_key = crate::position::key_of(root);
         self.keys.push(root_key);
         self.stack[0] = PlyState::reached_by(None, false);
