@@ -28,7 +28,12 @@ impl Worker {
         if ply >= MAX_PLY - 1 {
             return self.evaluate(pos, ply);
         }
-        if is_insufficient_material(pos) {
+        // Draws by rule, as in `negamax` (a repetition needs a non-capture
+        // evasion here; a mate on the hundredth half-move still counts).
+        if is_insufficient_material(pos) || self.is_repetition(pos.halfmoves()) {
+            return DRAW;
+        }
+        if pos.halfmoves() >= 100 && !(pos.is_check() && pos.legal_moves().is_empty()) {
             return DRAW;
         }
         // The transposition table in quiescence (measured with reverse
@@ -95,7 +100,9 @@ impl Worker {
             let (child, child_key) = play(shared, pos, key, m);
             self.stack[ply + 1] = PlyState::reached_by(Some(piece_to(line.side, m)), false);
             let child_node = Node { pos: &child, key: child_key, ply: ply + 1 };
+            self.keys.push(child_key);
             let score = -self.quiescence(shared, child_node, -beta, -alpha);
+            self.keys.pop();
             if shared.signals.is_stopped() {
                 return DRAW;
             }
