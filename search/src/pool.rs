@@ -381,24 +381,39 @@ mod tests {
         assert_eq!(result.best, Some(only));
     }
 
-    #[test]
-    fn repetition_of_a_game_position_is_a_draw() {
-        // A queen down, White can only hope to repeat: the game went
-        // Kg1 Qc8 Kh1 Qb8, so Kg1 now returns to a position already played.
-        let start = position("1q5k/8/8/8/8/8/8/7K w - - 0 1");
-        let mut game = vec![start.clone()];
-        for uci in ["h1g1", "b8c8", "g1h1", "c8b8"] {
+    /// The game from `fen` after `moves` (UCI), as the positions before the
+    /// last and the last.
+    fn game_after(fen: &str, moves: &[&str]) -> (Vec<Chess>, Chess) {
+        let mut game = vec![position(fen)];
+        for uci in moves {
             let m = uci.parse::<shakmaty::uci::UciMove>().unwrap().to_move(game.last().unwrap()).unwrap();
             let mut next = game.last().unwrap().clone();
             next.play_unchecked(m);
             game.push(next);
         }
         let root = game.pop().unwrap();
+        (game, root)
+    }
+
+    #[test]
+    fn a_third_occurrence_in_the_game_is_a_draw_and_a_second_is_not() {
+        // A queen down, White can only hope to repeat. After the shuffle
+        // Kg1 Qc8 Kh1 Qb8 played twice, Kg1 stands for the third time.
+        let start = "1q5k/8/8/8/8/8/8/7K w - - 0 1";
+        let shuffle = ["h1g1", "b8c8", "g1h1", "c8b8"];
+        let twice: Vec<&str> = shuffle.iter().chain(&shuffle).copied().collect();
+        let (game, root) = game_after(start, &twice);
         let mut search = Search::new(4, 1).unwrap();
         let result = search.go(&root, &position_keys(&game), &Limits::depth(6), &Signals::default(), |_| {});
         assert_eq!(result.best.unwrap().to_string(), "Kh1-g1");
         assert_eq!(result.report.score, 0);
-        // Without the history the same position is lost.
+        // Played once, Kg1 is only its second occurrence: Black goes on
+        // and wins (a repetition inside the search would be a draw, but
+        // Black, to move there, avoids it).
+        let (game, root) = game_after(start, &shuffle);
+        let result = search.go(&root, &position_keys(&game), &Limits::depth(6), &Signals::default(), |_| {});
+        assert!(result.report.score < -500, "{}", result.report.score);
+        // Without the history nothing repeats.
         let result = search.go(&root, &[], &Limits::depth(6), &Signals::default(), |_| {});
         assert!(result.report.score < -500);
     }
