@@ -18,6 +18,10 @@ use crate::tablebase::wdl_score;
 use crate::tt::{Bound, TtEntry, is_packed, pack_move};
 use crate::worker::{EVAL_NONE, PlyState, Shared, Worker};
 
+/// From this fifty-move counter on, a table result no longer ends a node
+/// (as in Stockfish, 90).
+const FIFTY_MOVE_TT_GUARD: u32 = 90;
+
 /// A node of the tree: its position, its key (already on the key stack),
 /// and its distance from the root.
 #[derive(Clone, Copy)]
@@ -98,11 +102,14 @@ impl Worker {
         // stored result (for all moves) neither ends nor replaces it.
         let excluded = self.stack[ply].excluded;
 
-        // Transposition table: a deep enough result ends a non-PV node.
-        let tt_hit = shared.tt.probe(key, ply);
+        // Transposition table: a deep enough result ends a non-PV node,
+        // unless the fifty-move rule is near (the stored result may come
+        // from a path on which the rule did not bind).
+        let tt_hit = shared.tt.probe(key, ply, pos.halfmoves());
         if let Some(hit) = tt_hit
             && excluded.is_none()
             && !pv_node
+            && pos.halfmoves() < FIFTY_MOVE_TT_GUARD
             && hit.depth >= depth
             && tt_cutoff(hit.bound, hit.score, alpha, beta)
         {

@@ -40,7 +40,7 @@ impl Worker {
         // futility pruning's bundle): any stored result is at least as deep
         // as this search.
         let pv_node = beta - alpha > 1;
-        let tt_hit = shared.tt.probe(key, ply);
+        let tt_hit = shared.tt.probe(key, ply, pos.halfmoves());
         if let Some(hit) = tt_hit
             && !pv_node
             && tt_cutoff(hit.bound, hit.score, alpha, beta)

@@ -51,12 +51,18 @@ pub const fn to_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
-/// The inverse of [`to_tt`].
-pub const fn from_tt(score: i32, ply: usize) -> i32 {
+/// The inverse of [`to_tt`], for a node whose fifty-move counter is
+/// `halfmoves`. A stored win (or loss) whose mate or tablebase position
+/// lies more plies away than the fifty-move rule leaves may be drawn by
+/// the rule: it comes back as the best undecided score (or the worst).
+pub const fn from_tt(score: i32, ply: usize, halfmoves: u32) -> i32 {
+    let plies_left = 100 - halfmoves as i32;
     if score >= DECISIVE_BOUND {
-        score - ply as i32
+        let plies_away = if score >= MATE_BOUND { MATE - score } else { TB_WIN - score };
+        if plies_away > plies_left { DECISIVE_BOUND - 1 } else { score - ply as i32 }
     } else if score <= -DECISIVE_BOUND {
-        score + ply as i32
+        let plies_away = if score <= -MATE_BOUND { MATE + score } else { TB_WIN + score };
+        if plies_away > plies_left { -DECISIVE_BOUND + 1 } else { score + ply as i32 }
     } else {
         score
     }
@@ -74,8 +80,26 @@ mod tests {
         assert_eq!(mate_in_moves(mated_in(2)), -1);
         assert_eq!(mate_in_moves(mated_in(0)), 0);
         assert!(is_mate(mated_in(40)) && !is_mate(900));
-        assert_eq!(from_tt(to_tt(-mated_in(7), 4), 4), -mated_in(7));
-        assert_eq!(from_tt(to_tt(-TB_WIN + 9, 4), 4), -TB_WIN + 9);
+        assert_eq!(from_tt(to_tt(-mated_in(7), 4), 4, 0), -mated_in(7));
+        assert_eq!(from_tt(to_tt(-TB_WIN + 9, 4), 4, 0), -TB_WIN + 9);
         assert!(is_decisive(TB_WIN - 100) && !is_mate(TB_WIN) && !is_decisive(5000));
+    }
+
+    #[test]
+    fn table_wins_beyond_the_fifty_move_rule_are_not_trusted() {
+        // Mate at ply 7 of the root, stored at ply 4: three plies from there.
+        let stored = to_tt(-mated_in(7), 4);
+        assert_eq!(from_tt(stored, 4, 97), -mated_in(7));
+        assert_eq!(from_tt(stored, 4, 98), DECISIVE_BOUND - 1);
+        let lost = to_tt(mated_in(7), 4);
+        assert_eq!(from_tt(lost, 4, 97), mated_in(7));
+        assert_eq!(from_tt(lost, 4, 98), -DECISIVE_BOUND + 1);
+        // A tablebase win 9 plies from the root, stored at ply 4: five plies away.
+        let table = to_tt(TB_WIN - 9, 4);
+        assert_eq!(from_tt(table, 4, 95), TB_WIN - 9);
+        assert_eq!(from_tt(table, 4, 96), DECISIVE_BOUND - 1);
+        assert!(!is_decisive(DECISIVE_BOUND - 1));
+        // Undecided scores pass as they are.
+        assert_eq!(from_tt(to_tt(250, 4), 4, 99), 250);
     }
 }

@@ -245,8 +245,10 @@ impl TranspositionTable {
         })
     }
 
-    /// Looks `key` up; `ply` converts mate scores to this node's distance.
-    pub fn probe(&self, key: u64, ply: usize) -> Option<TtEntry> {
+    /// Looks `key` up; `ply` converts mate scores to this node's distance,
+    /// and `halfmoves` (its fifty-move counter) says which wins can still
+    /// be had (see [`from_tt`]).
+    pub fn probe(&self, key: u64, ply: usize, halfmoves: u32) -> Option<TtEntry> {
         let (_, data) = Self::find(&self.bucket(key).entries, key)?;
         let bound = match (data >> 56) & 3 {
             1 => Bound::Upper,
@@ -256,7 +258,7 @@ impl TranspositionTable {
         };
         Some(TtEntry {
             packed_move: data as u16,
-            score: from_tt(i32::from((data >> 16) as i16), ply),
+            score: from_tt(i32::from((data >> 16) as i16), ply, halfmoves),
             static_eval: i32::from((data >> 32) as i16),
             depth: depth_of(data),
             bound,
@@ -332,11 +334,11 @@ mod tests {
         let tt = TranspositionTable::new(1).unwrap();
         let m = Move::Castle { king: Square::B1, rook: Square::A1 };
         tt.store(0xdead_beef_1234_5678, 3, entry(pack_move(m), -57, 12, 9, Bound::Lower));
-        let hit = tt.probe(0xdead_beef_1234_5678, 3).unwrap();
+        let hit = tt.probe(0xdead_beef_1234_5678, 3, 0).unwrap();
         assert!(is_packed(m, hit.packed_move));
         assert_eq!((hit.score, hit.static_eval, hit.depth, hit.bound), (-57, 12, 9, Bound::Lower));
         assert_eq!(unpack_move(hit.packed_move), (Square::B1, Square::A1, None));
-        assert!(tt.probe(0x1234, 3).is_none());
+        assert!(tt.probe(0x1234, 3, 0).is_none());
     }
 
     #[test]
@@ -378,7 +380,7 @@ mod tests {
                                 0,
                                 entry((key & 0xfff) as u16, score, score / 2, depth, Bound::Exact),
                             );
-                        } else if let Some(hit) = tt.probe(key, 0) {
+                        } else if let Some(hit) = tt.probe(key, 0, 0) {
                             assert_eq!(hit.packed_move, (key & 0xfff) as u16);
                             assert_eq!(hit.score, score);
                             assert_eq!(hit.static_eval, score / 2);
@@ -405,7 +407,7 @@ mod tests {
             tt.store(key, 0, entry(0, 10, 0, depth as i32, Bound::Exact));
         }
         for (depth, &key) in keys.iter().enumerate() {
-            assert_eq!(tt.probe(key, 0).map(|hit| hit.depth), Some(depth as i32));
+            assert_eq!(tt.probe(key, 0, 0).map(|hit| hit.depth), Some(depth as i32));
         }
     }
 
@@ -419,7 +421,7 @@ mod tests {
         for &key in &keys[1..] {
             tt.store(key, 0, entry(0, 10, 0, 0, Bound::Upper));
         }
-        assert_eq!(tt.probe(deep, 0).map(|hit| hit.depth), Some(20));
+        assert_eq!(tt.probe(deep, 0, 0).map(|hit| hit.depth), Some(20));
         // Some searches later the deep entry is stale and goes first.
         for _ in 0..3 {
             tt.new_search();
@@ -428,7 +430,7 @@ mod tests {
         tt.store(keys[2], 0, entry(0, 10, 0, 0, Bound::Upper));
         tt.store(keys[3], 0, entry(0, 10, 0, 0, Bound::Upper));
         tt.store(keys[4], 0, entry(0, 10, 0, 0, Bound::Upper));
-        assert!(tt.probe(deep, 0).is_none());
+        assert!(tt.probe(deep, 0, 0).is_none());
     }
 
     #[test]
@@ -438,9 +440,9 @@ mod tests {
         for &key in &keys {
             tt.store(key, 0, entry(1, 10, 0, 5, Bound::Exact));
         }
-        assert!(keys.iter().filter(|&&key| tt.probe(key, 0).is_some()).count() > 1900);
+        assert!(keys.iter().filter(|&&key| tt.probe(key, 0, 0).is_some()).count() > 1900);
         tt.clear(2);
-        assert!(keys.iter().all(|&key| tt.probe(key, 0).is_none()));
+        assert!(keys.iter().all(|&key| tt.probe(key, 0, 0).is_none()));
         assert_eq!(tt.hashfull(), 0);
     }
 
@@ -450,11 +452,11 @@ mod tests {
         tt.store(77 << 40, 0, entry(123, 10, 0, 12, Bound::Lower));
         // Much shallower, not exact, same search: ignored.
         tt.store(77 << 40, 0, entry(456, 99, 0, 3, Bound::Upper));
-        let hit = tt.probe(77 << 40, 0).unwrap();
+        let hit = tt.probe(77 << 40, 0, 0).unwrap();
         assert_eq!((hit.depth, hit.packed_move, hit.score), (12, 123, 10));
         // Exact replaces, and a result without a move keeps the old one.
         tt.store(77 << 40, 0, entry(0, 5, 0, 3, Bound::Exact));
-        let hit = tt.probe(77 << 40, 0).unwrap();
+        let hit = tt.probe(77 << 40, 0, 0).unwrap();
         assert_eq!((hit.depth, hit.packed_move, hit.score, hit.bound), (3, 123, 5, Bound::Exact));
         assert_eq!(tt.megabytes(), 1);
     }
