@@ -319,9 +319,9 @@ impl Worker {
         let mut lines: Vec<PvLine> = Vec::with_capacity(wanted);
         for index in 0..wanted {
             let last_score = previous.and_then(|it| it.lines.get(index)).map(|line| line.score);
-            let score = self.aspiration_search(shared, root, root_key, depth, last_score);
+            let (score, usable) = self.aspiration_search(shared, root, root_key, depth, last_score);
             let stopped = shared.signals.is_stopped();
-            if stopped && (previous.is_some() || index > 0) {
+            if stopped && !usable && (previous.is_some() || index > 0) {
                 break;
             }
             let pv = self.pv[0].clone();
@@ -367,6 +367,9 @@ impl Worker {
     /// their own, part of a2aff2f's +341.9 bundle with the hand-crafted
     /// evaluation, see reverse futility pruning in `negamax`): most
     /// iterations confirm the last one, and a narrow window cuts more.
+    /// Returns the score and whether it is usable: searched to the end, or
+    /// a fail-high whose re-search the stop cut short (Ethereal plays that
+    /// move too).
     fn aspiration_search(
         &mut self,
         shared: &Shared,
@@ -374,7 +377,7 @@ impl Worker {
         root_key: u64,
         depth: i32,
         previous: Option<i32>,
-    ) -> i32 {
+    ) -> (i32, bool) {
         let mut delta = ASPIRATION_DELTA.get();
         let (mut alpha, mut beta) = match previous {
             Some(score) if depth >= ASPIRATION_MIN_DEPTH.get() && !is_decisive(score) => {
@@ -382,11 +385,26 @@ impl Worker {
             }
             _ => (-INFINITY, INFINITY),
         };
+        // The last fail-high of this depth: its score (a lower bound) and line.
+        let mut fail_high: Option<(i32, Vec<Move>)> = None;
         loop {
             let score = self.negamax(shared, Node { pos: root, key: root_key, ply: 0 }, depth, alpha, beta);
-            if shared.signals.is_stopped() || (score > alpha && score < beta) {
-                return score;
+            if shared.signals.is_stopped() {
+                // Stopped while re-searching a fail-high: its move has
+                // proved better than the last iteration's, so keep it.
+                return match fail_high {
+                    Some((score, pv)) => {
+                        self.pv[0] = pv;
+                        (score, true)
+                    }
+                    None => (score, false),
+                };
             }
+            if score > alpha && score < beta {
+                return (score, true);
+            }
+            // A fail-low after it refutes an earlier fail-high.
+            fail_high = (score >= beta && !self.pv[0].is_empty()).then(|| (score, self.pv[0].clone()));
             delta *= 2;
             if delta > ASPIRATION_MAX_DELTA {
                 (alpha, beta) = (-INFINITY, INFINITY);
