@@ -57,6 +57,14 @@ impl Worker {
         false
     }
 
+    /// The score of a draw by rule: 0 give or take 1, varied by the node
+    /// count, so that the search does not take every path into a
+    /// repetition for equal and stop looking past them (as Ethereal and
+    /// Stockfish do).
+    pub(crate) fn draw_score(&self) -> i32 {
+        1 - (self.nodes & 2) as i32
+    }
+
     /// Whether the static evaluation at `ply` beats the one two plies
     /// back (or four, if we were in check then); true when neither is known.
     fn is_improving(&self, ply: usize, static_eval: i32) -> bool {
@@ -304,10 +312,10 @@ impl Worker {
         // Draws by rule. (A mate on the hundredth half-move still counts:
         // that case is caught here, where there are no legal moves.)
         if is_insufficient_material(pos) || self.is_repetition(pos.halfmoves()) {
-            return Some(DRAW);
+            return Some(self.draw_score());
         }
         if pos.halfmoves() >= 100 && !(pos.is_check() && pos.legal_moves().is_empty()) {
-            return Some(DRAW);
+            return Some(self.draw_score());
         }
         if ply >= MAX_PLY - 1 {
             return Some(self.evaluate(pos, ply));

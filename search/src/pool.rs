@@ -406,7 +406,7 @@ mod tests {
         let mut search = Search::new(4, 1).unwrap();
         let result = search.go(&root, &position_keys(&game), &Limits::depth(6), &Signals::default(), |_| {});
         assert_eq!(result.best.unwrap().to_string(), "Kh1-g1");
-        assert_eq!(result.report.score, 0);
+        assert!(result.report.score.abs() <= 1, "a draw, give or take the jitter: {}", result.report.score);
         // Played once, Kg1 is only its second occurrence: Black goes on
         // and wins (a repetition inside the search would be a draw, but
         // Black, to move there, avoids it).

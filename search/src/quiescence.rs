@@ -31,10 +31,10 @@ impl Worker {
         // Draws by rule, as in `negamax` (a repetition needs a non-capture
         // evasion here; a mate on the hundredth half-move still counts).
         if is_insufficient_material(pos) || self.is_repetition(pos.halfmoves()) {
-            return DRAW;
+            return self.draw_score();
         }
         if pos.halfmoves() >= 100 && !(pos.is_check() && pos.legal_moves().is_empty()) {
-            return DRAW;
+            return self.draw_score();
         }
         // The transposition table in quiescence (measured with reverse
         // futility pruning's bundle): any stored result is at least as deep
