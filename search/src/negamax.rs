@@ -397,7 +397,7 @@ impl Worker {
         // Is our static evaluation better than a move ago (two plies)? Then
         // cut-offs are likelier and pruning can be bolder (from 7630fbb).
         let improving = !in_check && self.is_improving(ply, static_eval);
-        NodeState { pv_node, in_check, static_eval, eval, improving, excluded }
+        NodeState { pv_node, in_check, static_eval, eval, improving }
     }
 
     /// The singular-extension test of the table move `m` (see singular
@@ -477,8 +477,6 @@ pub(crate) struct NodeState {
     pub eval: i32,
     /// The static evaluation beats the one a move ago.
     pub improving: bool,
-    /// The move a singular-extension search leaves out.
-    pub excluded: Option<Move>,
 }
 
 /// What the tablebases say of a node.
