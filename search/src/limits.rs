@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use shakmaty::Move;
 
 use crate::params::{
-    CLOCK_RESERVE_INCREMENTS, DEFAULT_MOVES_TO_GO, HARD_MAX_LAST_MOVE_PCT, HARD_MAX_PCT, HARD_PER_SOFT,
+    CLOCK_RESERVE_MS, DEFAULT_MOVES_TO_GO, HARD_MAX_LAST_MOVE_PCT, HARD_MAX_PCT, HARD_PER_SOFT,
     INCREMENT_SHARE_PCT, NEW_ITERATION_PCT, NODE_SHARE_BASE_PCT, NODE_SHARE_MAX_PCT, NODE_SHARE_MIN_PCT,
     SCORE_DROP_MAX_PCT, SOFT_MAX_LAST_MOVE_PCT, SOFT_MAX_PCT, SOFT_SCALE_MAX_PCT, SOFT_SCALE_MIN_PCT,
     STABILITY_SCALE_PCT,
@@ -89,8 +89,8 @@ impl TimeManager {
         } else {
             (SOFT_MAX_PCT, HARD_MAX_PCT)
         };
-        // The increment is spent only from a clock that holds a reserve.
-        let reserve = (increment * CLOCK_RESERVE_INCREMENTS).max(1);
+        // The increment is spent whole only from a clock that holds a reserve.
+        let reserve = CLOCK_RESERVE_MS;
         let increment_share = increment * INCREMENT_SHARE_PCT / 100 * left.min(reserve) / reserve;
         let per_move = left / moves_to_go + increment_share;
         let hard = (per_move * HARD_PER_SOFT).min(left * hard_max / 100).max(1);
@@ -168,8 +168,7 @@ mod tests {
 
     /// Budgets worked out by hand from the documented rules (a 10 ms
     /// overhead kept back; 25 moves to go in sudden death; 75% of the
-    /// increment once the clock holds 20 increments, less in proportion
-    /// below; soft at most 25% of the clock, hard three softs but at most
+    /// increment once the clock holds 200 ms, less in proportion below; soft at most 25% of the clock, hard three softs but at most
     /// 33%; on the last move before the control 50% and 70%), integer
     /// milliseconds rounded down at each step.
     #[test]
@@ -177,12 +176,18 @@ mod tests {
         // 60+0: 59_990 / 25 = 2399 (25% would be 14_997); hard 3 x 2399 =
         // 7197 (33% would be 19_796).
         assert_eq!(budget(60_000, 0, None), (2399, 7197));
-        // 10+0.1: the clock holds 20 x 100 ms, so the increment counts
-        // whole: 9990 / 25 = 399, + 75 = 474; hard 3 x 474 = 1422.
+        // 10+0.1: the clock holds the 200 ms reserve, so the increment
+        // counts whole: 9990 / 25 = 399, + 75 = 474; hard 3 x 474 = 1422.
         assert_eq!(budget(10_000, 100, None), (474, 1422));
+        // 10+3: 399 + 2250 = 2649, capped at 25% of the clock (2497) soft
+        // and 33% (3296) hard. (Counted in increments, the reserve was 60 s
+        // and the share 374 ms: 773 soft.)
+        assert_eq!(budget(10_000, 3_000, None), (2497, 3296));
+        // 120+2: 119_990 / 25 = 4799, + 1500 = 6299; hard 3 x 6299 = 18_897.
+        assert_eq!(budget(120_000, 2_000, None), (6299, 18_897));
         // 1+0.01: 990 / 25 = 39, + 75% of 10 = 7 (rounded down): 46; hard 138.
         assert_eq!(budget(1_000, 10, None), (46, 138));
-        // 0.15+0.01: 140 ms left holds only 14 of the 20 increments, so
+        // 0.15+0.01: 140 ms left is short of the 200 ms reserve, so
         // 7 x 140 / 200 = 4 of the increment: 140 / 25 = 5, + 4 = 9;
         // hard 27 (33% would be 46).
         assert_eq!(budget(150, 10, None), (9, 27));
@@ -198,7 +203,7 @@ mod tests {
     #[test]
     fn a_low_clock_climbs_back_from_the_increment() {
         // The worst case at 1+0.01: every search runs to its hard limit.
-        // Below 20 increments (L = clock - overhead under 200 ms) the hard
+        // Below the reserve (L = clock - overhead under 200 ms) the hard
         // limit is 3 x (L/25 + 7 L/200) = 0.225 L, so the clock settles
         // where 0.225 L is the 10 ms increment: L = 44, a clock of 54 ms
         // (rounding down each term leaves it a little higher). It must
@@ -211,6 +216,14 @@ mod tests {
             lowest = lowest.min(time);
         }
         assert!(lowest >= 40, "the clock fell to {lowest} ms");
+        // A large increment, every search to its hard limit: the clock
+        // settles where a third of it is the increment, and never runs low.
+        let (mut time, inc) = (10_000i64, 3_000);
+        for _ in 0..300 {
+            let (_, hard) = budget(time, inc, None);
+            time += inc - hard as i64;
+            assert!(time >= 8_000, "the clock fell to {time} ms");
+        }
         // Forty moves to the control, each to the hard limit: the clock
         // must last to the control.
         let mut time = 4_000i64;

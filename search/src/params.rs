@@ -187,11 +187,14 @@ pub fn tunable(name: &str) -> Option<Tunable> {
 pub const DEFAULT_MOVES_TO_GO: i64 = 25;
 /// Share of the increment spent on this move, in percent...
 pub const INCREMENT_SHARE_PCT: i64 = 75;
-/// ...once the clock holds this many increments; below it the share shrinks
-/// in proportion, so that a low clock climbs back from the increment and one
-/// stall of the machine or the GUI (tens of milliseconds on a loaded box)
-/// does not flag. Without it, 1+0.01 games settled at 20-40 ms.
-pub const CLOCK_RESERVE_INCREMENTS: i64 = 20;
+/// ...once the clock (less the move overhead) holds this many
+/// milliseconds; below it the share shrinks in proportion, so that a low
+/// clock climbs back from the increment and one stall of the machine or the
+/// GUI (tens of milliseconds on a loaded box) does not flag. Without it,
+/// 1+0.01 games settled at 20-40 ms. An absolute margin, not a count of
+/// increments: 20 increments starved large increments (10+3 spent a sixth
+/// of the increment, so the clock only grew).
+pub const CLOCK_RESERVE_MS: i64 = 200;
 /// The soft target never exceeds this share of the clock, in percent, so
 /// that a low clock rebuilds itself from the increment...
 pub const SOFT_MAX_PCT: i64 = 25;
