@@ -1,5 +1,12 @@
 //! The alpha-beta search proper: principal variation search with a
 //! quiescence search at the leaves.
+//!
+//! The soundness fixes of issue 25 (no whole-node pruning in a singular
+//! test; repetitions as a 2-fold in the search or a 3-fold in the game;
+//! draws by rule in quiescence; table results near the fifty-move limit;
+//! a stopped fail-high kept; draws scored 0 +/- 1) were measured together:
+//! net v2b, 20,000 nodes a move, SPRT [-5, 0], H1 after 1,536 games,
+//! +21.1 +/- 12.3 Elo.
 
 use std::sync::atomic::Ordering;
 
@@ -36,7 +43,8 @@ impl Worker {
     /// repetition as the search counts it: it repeats a position of the
     /// search's own line (the root included: the side to move can choose
     /// to repeat again), or it stands for the third time in the game.
-    /// Only positions since the last irreversible move can repeat.
+    /// Only positions since the last irreversible move can repeat. A
+    /// soundness fix (see the module note).
     pub(crate) fn is_repetition(&self, halfmoves: u32) -> bool {
         let current = self.keys.len() - 1;
         let key = self.keys[current];
@@ -60,7 +68,7 @@ impl Worker {
     /// The score of a draw by rule: 0 give or take 1, varied by the node
     /// count, so that the search does not take every path into a
     /// repetition for equal and stop looking past them (as Ethereal and
-    /// Stockfish do).
+    /// Stockfish do). A soundness fix (see the module note).
     pub(crate) fn draw_score(&self) -> i32 {
         1 - (self.nodes & 2) as i32
     }
@@ -112,7 +120,8 @@ impl Worker {
 
         // Transposition table: a deep enough result ends a non-PV node,
         // unless the fifty-move rule is near (the stored result may come
-        // from a path on which the rule did not bind).
+        // from a path on which the rule did not bind). A soundness fix (see
+        // the module note).
         let tt_hit = shared.tt.probe(key, ply, pos.halfmoves());
         if let Some(hit) = tt_hit
             && excluded.is_none()
@@ -144,7 +153,8 @@ impl Worker {
         let state = self.node_state(node, tt_hit, pv_node, excluded);
         // Not in a singular test: its result must come from searching the
         // other moves, or the test cancels its own extension (or even
-        // returns a multi-cut with no move searched).
+        // returns a multi-cut with no move searched). A soundness fix (see
+        // the module note).
         if !pv_node
             && excluded.is_none()
             && let Some(score) = self.prune_node(shared, node, depth, alpha, beta, &state)

@@ -29,7 +29,8 @@ impl Worker {
             return self.evaluate(pos, ply);
         }
         // Draws by rule, as in `negamax` (a repetition needs a non-capture
-        // evasion here; a mate on the hundredth half-move still counts).
+        // evasion here; a mate on the hundredth half-move still counts). A
+        // soundness fix (see `negamax`'s module note).
         if is_insufficient_material(pos) || self.is_repetition(pos.halfmoves()) {
             return self.draw_score();
         }

@@ -391,7 +391,8 @@ impl Worker {
             let score = self.negamax(shared, Node { pos: root, key: root_key, ply: 0 }, depth, alpha, beta);
             if shared.signals.is_stopped() {
                 // Stopped while re-searching a fail-high: its move has
-                // proved better than the last iteration's, so keep it.
+                // proved better than the last iteration's, so keep it. A
+                // soundness fix (see `negamax`'s module note).
                 return match fail_high {
                     Some((score, pv)) => {
                         self.pv[0] = pv;
