@@ -22,6 +22,7 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::game::Game;
 use crate::options;
 use crate::search_thread::SearchThread;
+use crate::strength::{LINES, Strength};
 
 /// The table size before any `Hash` (the option's default).
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -38,6 +39,8 @@ pub struct Settings {
     pub search: SearchOptions,
     /// `UCI_ShowWDL`.
     pub show_wdl: bool,
+    /// `UCI_LimitStrength`, `UCI_Elo` and `Skill Level`.
+    pub strength: Strength,
 }
 
 /// What a running `go` reports, on the search thread.
@@ -298,7 +301,18 @@ impl Engine {
         signals.reset(go.ponder);
         self.answered.store(false, Ordering::SeqCst);
         let answered = Arc::clone(&self.answered);
-        let options = self.settings.search;
+        let mut options = self.settings.search;
+        // A playing level searches its node budget over several lines and
+        // then chooses among them (see `crate::strength`).
+        let level = self.settings.strength.level();
+        let limits = match level {
+            Some(level) => {
+                options.multipv = options.multipv.max(LINES);
+                level.limits(limits)
+            }
+            None => limits,
+        };
+        let seed = position_keys([&root])[0];
         let job = Box::new(move |search: &mut Search| {
             search.set_options(options);
             let result = search.go(&root, &game_keys, &limits, &signals, |progress| match progress {
@@ -307,6 +321,10 @@ impl Engine {
                     on_event(Event::CurrentMove { depth, m, number })
                 }
             });
+            let result = match level {
+                Some(level) => level.choose(result, seed),
+                None => result,
+            };
             answered.store(true, Ordering::SeqCst);
             on_event(Event::Done(&result));
         });
@@ -349,9 +367,14 @@ mod tests {
             &Settings {
                 chess960: false,
                 search: SearchOptions { move_overhead_ms: 10, multipv: 1 },
-                show_wdl: false
+                show_wdl: false,
+                strength: Strength { limit: false, elo: 1500, skill: 20 },
             }
         );
+        assert_eq!(engine.set_option("UCI_LimitStrength", Some("true")), Ok(None));
+        assert_eq!(engine.set_option("UCI_Elo", Some("2000")), Ok(None));
+        assert_eq!(engine.set_option("Skill Level", Some("5")), Ok(None));
+        assert_eq!(engine.settings().strength, Strength { limit: true, elo: 2000, skill: 5 });
         assert_eq!(engine.set_option("uci_chess960", Some("true")), Ok(None));
         assert_eq!(engine.set_option("MultiPV", Some("3")), Ok(None));
         assert!(engine.settings().chess960 && engine.settings().search.multipv == 3);

@@ -15,6 +15,7 @@ pub mod perft;
 pub mod progress;
 pub mod rescore;
 pub mod search_thread;
+pub mod strength;
 
 /// Name and author as `uci` announces them.
 pub const ENGINE_NAME: &str = concat!("Backrank ", env!("CARGO_PKG_VERSION"));

@@ -15,6 +15,7 @@
 use backrank_uci::{OptionKind, OptionSpec, OptionValue};
 
 use crate::engine::Engine;
+use crate::strength;
 
 /// Hash table size in MB, announced and accepted up to 1 TB.
 pub const MAX_HASH_MB: i64 = 1 << 20;
@@ -119,6 +120,30 @@ const ENGINE_OPTIONS: &[EngineOption] = &[
         needs_idle: false,
         action: Action::Engine(|e, v| {
             e.settings.show_wdl = v.check();
+            None
+        }),
+    },
+    EngineOption {
+        spec: check("UCI_LimitStrength", false),
+        needs_idle: false,
+        action: Action::Engine(|e, v| {
+            e.settings.strength.limit = v.check();
+            None
+        }),
+    },
+    EngineOption {
+        spec: spin("UCI_Elo", strength::DEFAULT_ELO, strength::MIN_ELO, strength::MAX_ELO),
+        needs_idle: false,
+        action: Action::Engine(|e, v| {
+            e.settings.strength.elo = v.spin();
+            None
+        }),
+    },
+    EngineOption {
+        spec: spin("Skill Level", 20, 0, 20),
+        needs_idle: false,
+        action: Action::Engine(|e, v| {
+            e.settings.strength.skill = v.spin();
             None
         }),
     },
