@@ -4,13 +4,15 @@
 //! - butterfly history of quiet moves (side, from, to);
 //! - continuation history of quiet moves (piece and square of the move one
 //!   and two plies back, then piece and square of this move);
-//! - capture history (piece, target square, captured role).
+//! - capture history (piece, target square, captured role);
+//! - the static evaluation's correction histories ([`crate::correction`]).
 //!
 //! Every history entry moves with "gravity" (see [`apply`]), so it stays
 //! within ±[`HISTORY_MAX`] and recent results weigh more than old ones.
 
 use shakmaty::{Color, Move, Role};
 
+use crate::correction::Corrections;
 use crate::params::{HISTORY_BONUS_MAX, HISTORY_BONUS_SCALE, HISTORY_MAX};
 use crate::score::MAX_PLY;
 
@@ -64,6 +66,8 @@ pub struct Histories {
     continuation: Box<[[i16; PIECE_TO]]>,
     /// `[piece_to][captured role]`.
     capture: Box<[[i16; 6]; PIECE_TO]>,
+    /// The static evaluation's corrections (see [`crate::correction`]).
+    pub corrections: Corrections,
 }
 
 impl Default for Histories {
@@ -74,6 +78,7 @@ impl Default for Histories {
             butterfly: Box::new([[[0; 64]; 64]; 2]),
             continuation: vec![[0; PIECE_TO]; PIECE_TO].into_boxed_slice(),
             capture: Box::new([[0; 6]; PIECE_TO]),
+            corrections: Corrections::default(),
         }
     }
 }

@@ -26,6 +26,7 @@
 //! * `see`: static exchange evaluation;
 //! * [`tablebase`]: Syzygy probes at the root and in the tree.
 
+mod correction;
 mod history;
 pub mod limits;
 mod movegen;

