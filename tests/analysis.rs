@@ -3,7 +3,6 @@
 
 mod common;
 
-use std::thread;
 use std::time::Duration;
 
 use backrank_uci::notation::format_move;
@@ -88,11 +87,16 @@ fn currmove_shows_after_a_few_seconds() {
     let mut engine = Engine::ready();
     engine.send("position startpos");
     engine.send("go infinite");
-    thread::sleep(Duration::from_millis(4000));
+    let started = std::time::Instant::now();
+    // The first `currmove` comes when the main thread starts a root move
+    // after 3 s (a long first move of an iteration can delay it).
+    let mut lines = engine.read_until(|l| l.contains(" currmove "), SLOW);
+    assert!(started.elapsed() >= Duration::from_millis(2900), "currmove came early: {lines:?}");
+    assert!(lines[..lines.len() - 1].iter().all(|l| !l.contains(" currmove ")));
     engine.send("stop");
-    let (best, _, lines) = engine.await_bestmove(SLOW);
+    let (best, _, rest) = engine.await_bestmove(SLOW);
+    lines.extend(rest);
     let current: Vec<&String> = lines.iter().filter(|l| l.contains(" currmove ")).collect();
-    assert!(!current.is_empty(), "{lines:?}");
     for line in current {
         let m = field(line, "currmove").unwrap();
         assert!(Chess::default().legal_moves().iter().any(|l| format_move(*l, false) == m), "{line}");

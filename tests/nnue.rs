@@ -102,7 +102,14 @@ fn output_buckets_choose_by_material() {
     let _cpu = common::shared_cpu();
     let dir = ScratchDir::new("nnue-buckets");
     let mut engine = Engine::ready();
-    let one = QuantisedNet::from_bytes(EMBEDDED).unwrap();
+    // The embedded net's first output layer alone, then eight copies of it.
+    let embedded = QuantisedNet::from_bytes(EMBEDDED).unwrap();
+    let one = QuantisedNet {
+        buckets: 1,
+        output_weights: embedded.output_weights[..2 * embedded.hidden].to_vec(),
+        output_bias: embedded.output_bias[..1].to_vec(),
+        ..embedded
+    };
     // Eight copies of the output layer, bucket k's bias 10k centipawns
     // higher: the evaluation moves by 10 x the bucket, (pieces - 2) / 4.
     let step = 10 * backrank_eval::nnue::QA * backrank_eval::nnue::QB / one.scale as i32;
