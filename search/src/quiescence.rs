@@ -124,8 +124,8 @@ impl Worker {
         }
         let bound = bound_of(best_score, original_alpha, beta);
         let packed_move = best_move.map_or(0, pack_move);
-        let static_eval = raw_eval;
-        shared.tt.store(key, ply, TtEntry { packed_move, score: best_score, static_eval, depth: 0, bound });
+        let entry = TtEntry { packed_move, score: best_score, static_eval: raw_eval, depth: 0, bound };
+        shared.tt.store(key, ply, entry);
         best_score
     }
 }

@@ -134,8 +134,12 @@ impl Network {
     /// that side's king stands on files e-h, else 0. The file is the low
     /// three bits of every index, in both perspectives.
     pub fn file_mask(&self, board: &Board, perspective: Color) -> usize {
+        // The plain layout (every shipped net so far) never looks at the king.
+        if !self.king_mirrored {
+            return 0;
+        }
         let on_king_side = board.king_of(perspective).is_some_and(|king| king.file() >= shakmaty::File::E);
-        if self.king_mirrored && on_king_side { 7 } else { 0 }
+        if on_king_side { 7 } else { 0 }
     }
 
     /// A fresh accumulator for `board` from `perspective`.
