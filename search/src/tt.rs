@@ -132,13 +132,24 @@ struct Buckets {
 impl Buckets {
     fn new(count: usize) -> Result<Buckets, String> {
         let bytes = count.checked_mul(BUCKET_BYTES).ok_or("hash size overflows")?;
-        let region = ZeroedRegion::new(bytes).map_err(|e| format!("hash table: {e}"))?;
+        let mut region = ZeroedRegion::new(bytes).map_err(|e| format!("hash table: {e}"))?;
+        region.warm();
         Ok(Buckets { region, len: count })
     }
 
-    /// Empties every bucket, with up to `threads` threads where that takes writing.
+    /// Empties every bucket, with up to `threads` threads where that takes
+    /// writing, and starts warming the memory again.
     fn clear(&mut self, threads: usize) {
         self.region.zero(threads);
+        self.region.warm();
+    }
+
+    /// The bucket at `index`, or `None` while its memory is still being
+    /// warmed (see [`ZeroedRegion::warm`]): a large table fills from the
+    /// start, as it is faulted in, instead of stalling the search on page
+    /// faults.
+    fn get_warm(&self, index: usize) -> Option<&Bucket> {
+        (index * BUCKET_BYTES < self.region.warmed_len()).then(|| &self[index])
     }
 }
 
@@ -163,8 +174,9 @@ pub struct TranspositionTable {
 
 impl TranspositionTable {
     /// A table of `mb` megabytes, or an error if the memory cannot be had.
-    /// The memory comes as zero pages from the OS, so a huge table costs
-    /// nothing until it is used.
+    /// The memory comes as zero pages from the OS, so even a huge table is
+    /// there at once; it is warmed in the background (see the `zeroed`
+    /// module), and until then the search uses the part that is warm.
     pub fn new(mb: usize) -> Result<TranspositionTable, String> {
         let bytes = Self::check_size(mb)?;
         let buckets = Buckets::new((bytes / BUCKET_BYTES).max(1))?;
@@ -202,10 +214,11 @@ impl TranspositionTable {
         self.age.load(Ordering::Relaxed) & 63
     }
 
-    fn bucket(&self, key: u64) -> &Bucket {
+    /// `key`'s bucket, unless its memory is not warm yet.
+    fn bucket(&self, key: u64) -> Option<&Bucket> {
         // Multiply-shift maps the key onto the table without a division.
         let index = ((u128::from(key) * self.buckets.len() as u128) >> 64) as usize;
-        &self.buckets[index]
+        self.buckets.get_warm(index)
     }
 
     /// Starts loading `key`'s bucket into the cache, so that the probe a
@@ -214,10 +227,12 @@ impl TranspositionTable {
         #[cfg(target_arch = "x86_64")]
         {
             use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-            let ptr = (self.bucket(key) as *const Bucket).cast::<i8>();
-            // Safety: a prefetch is a hint that never faults, and `ptr`
-            // points into the table anyway.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr) };
+            if let Some(bucket) = self.bucket(key) {
+                let ptr = (bucket as *const Bucket).cast::<i8>();
+                // Safety: a prefetch is a hint that never faults, and `ptr`
+                // points into the table anyway.
+                unsafe { _mm_prefetch::<_MM_HINT_T0>(ptr) };
+            }
         }
         #[cfg(not(target_arch = "x86_64"))]
         let _ = key;
@@ -249,7 +264,7 @@ impl TranspositionTable {
     /// and `halfmoves` (its fifty-move counter) says which wins can still
     /// be had (see [`from_tt`]).
     pub fn probe(&self, key: u64, ply: usize, halfmoves: u32) -> Option<TtEntry> {
-        let (_, data) = Self::find(&self.bucket(key).entries, key)?;
+        let (_, data) = Self::find(&self.bucket(key)?.entries, key)?;
         let bound = match (data >> 56) & 3 {
             1 => Bound::Upper,
             2 => Bound::Lower,
@@ -270,7 +285,8 @@ impl TranspositionTable {
     pub fn store(&self, key: u64, ply: usize, entry: TtEntry) {
         let TtEntry { packed_move, score, static_eval, depth, bound } = entry;
         let age = self.age();
-        let entries = &self.bucket(key).entries;
+        let Some(bucket) = self.bucket(key) else { return };
+        let entries = &bucket.entries;
         let (slot, packed_move) = match Self::find(entries, key) {
             Some((slot, old)) => {
                 let keep = age_of(old) == age
@@ -402,7 +418,8 @@ mod tests {
     fn a_bucket_holds_four_positions() {
         let tt = TranspositionTable::new(1).unwrap();
         let keys = same_bucket_keys(4);
-        assert!(keys.iter().all(|&key| std::ptr::eq(tt.bucket(key), tt.bucket(keys[0]))));
+        let first = tt.bucket(keys[0]).expect("a small table is warm at once");
+        assert!(keys.iter().all(|&key| tt.bucket(key).is_some_and(|bucket| std::ptr::eq(bucket, first))));
         for (depth, &key) in keys.iter().enumerate() {
             tt.store(key, 0, entry(0, 10, 0, depth as i32, Bound::Exact));
         }
@@ -444,6 +461,26 @@ mod tests {
         tt.clear(2);
         assert!(keys.iter().all(|&key| tt.probe(key, 0, 0).is_none()));
         assert_eq!(tt.hashfull(), 0);
+    }
+
+    #[test]
+    fn a_large_table_works_while_it_warms() {
+        let tt = TranspositionTable::new(256).unwrap();
+        let keys: Vec<u64> = (1..=4000u64).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).collect();
+        let store_all = || keys.iter().for_each(|&key| tt.store(key, 0, entry(1, 10, 0, 5, Bound::Exact)));
+        // While warming, a key is stored or skipped, and never misread.
+        store_all();
+        for &key in &keys {
+            assert!(tt.probe(key, 0, 0).is_none_or(|hit| hit.packed_move == 1 && hit.depth == 5));
+        }
+        let started = std::time::Instant::now();
+        while tt.buckets.region.warmed_len() < tt.buckets.len() * BUCKET_BYTES {
+            assert!(started.elapsed().as_secs() < 120, "still warming");
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        // Warm, the whole table is in use.
+        store_all();
+        assert!(keys.iter().all(|&key| tt.probe(key, 0, 0).is_some()));
     }
 
     #[test]

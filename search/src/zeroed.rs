@@ -3,7 +3,7 @@
 //!
 //! On Linux the memory is an anonymous private mapping of our own: the
 //! kernel hands out zero pages as they are first touched, so a 64 GB table
-//! is ready at once and becomes resident only as the search writes to it.
+//! is allocated at once.
 //! The part aligned to 2 MB is advised to use transparent huge pages, and
 //! clearing gives the pages back to the kernel (`MADV_DONTNEED`), which
 //! zero-fills them again on demand: a cleared table is as cheap as a new one.
@@ -12,13 +12,33 @@
 //! (`calloc`, which takes fresh zero pages from the OS for large sizes),
 //! aligned by hand to a cache line, and clearing writes zeros with several
 //! threads.
+//!
+//! Zero pages are not free, though: the first write to each costs a page
+//! fault that zero-fills it, and on a virtual machine whose host has not
+//! backed the memory yet that is milliseconds per huge page. A search that
+//! met those faults node by node crawled at a few hundred nodes a second
+//! for the first seconds of a game with an 8 GB table. So the region is
+//! *warmed*: every page is faulted in ahead of use ([`ZeroedRegion::warm`]),
+//! at once for a small region, by a background thread for a large one,
+//! which publishes how far it has got ([`ZeroedRegion::warmed_len`]). The
+//! table uses only the warmed part, so it grows from empty to its full size
+//! while the engine already searches, and no command waits for it.
 
 use std::ptr::NonNull;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::thread::JoinHandle;
 
 /// (Transparent) huge pages are this large; large regions are aligned to them.
 pub const HUGE_PAGE: usize = 2 << 20;
 /// Every region starts on a cache line at least.
 const CACHE_LINE: usize = 64;
+/// Regions up to this size are warmed at once (worst seen: about 0.2 s on
+/// a fresh virtual machine); larger ones in the background.
+const WARM_AT_ONCE_BYTES: usize = 64 << 20;
+/// The warmer touches one word in every page of this size (the smallest
+/// page any supported system has).
+const SMALL_PAGE: usize = 4096;
 
 /// A region of `len` zeroed bytes, aligned to [`CACHE_LINE`] (to
 /// [`HUGE_PAGE`] when at least that large).
@@ -28,6 +48,19 @@ pub struct ZeroedRegion {
     len: usize,
     /// What was obtained, to give back.
     source: Source,
+    /// How far warming has got, shared with the warming thread.
+    warming: Arc<Warming>,
+    /// The background warming thread, while there is one.
+    warmer: Option<JoinHandle<()>>,
+}
+
+/// What the region and its warming thread share.
+#[derive(Default)]
+struct Warming {
+    /// Bytes from the start known to be resident.
+    warmed: AtomicUsize,
+    /// Set to make the thread stop at its next page.
+    stop: AtomicBool,
 }
 
 enum Source {
@@ -58,7 +91,7 @@ impl ZeroedRegion {
         // Safety: `offset < align`, so `start..start + len` lies inside the
         // `total = len + align` bytes obtained.
         let start = unsafe { NonNull::new_unchecked(base.as_ptr().add(offset)) };
-        let region = ZeroedRegion { start, len, source };
+        let region = ZeroedRegion { start, len, source, warming: Arc::default(), warmer: None };
         if len >= HUGE_PAGE {
             os::advise_huge_pages(region.start.as_ptr(), len);
         }
@@ -70,13 +103,62 @@ impl ZeroedRegion {
         self.start.as_ptr()
     }
 
+    /// How many bytes from the start are known to be resident: all of them
+    /// once [`ZeroedRegion::warm`] has finished. Only a hint (it may lag
+    /// behind the warming thread): every byte of the region can be used at
+    /// any time; the unwarmed ones are only slow the first time.
+    pub fn warmed_len(&self) -> usize {
+        self.warming.warmed.load(Ordering::Relaxed)
+    }
+
+    /// Faults every page of the region in without changing its contents:
+    /// at once up to [`WARM_AT_ONCE_BYTES`], else on a background thread
+    /// (see the module's notes). Does nothing while a warming is under way
+    /// or done.
+    pub fn warm(&mut self) {
+        if self.warmer.is_some() || self.warmed_len() >= self.len {
+            return;
+        }
+        let (start, len, warming) = (self.start.as_ptr() as usize, self.len, Arc::clone(&self.warming));
+        if len <= WARM_AT_ONCE_BYTES {
+            // Safety: `start..start + len` is this region, which `&mut self`
+            // keeps alive and unshared for the call.
+            unsafe { touch_pages(start, len, &warming) };
+            return;
+        }
+        let spawned = std::thread::Builder::new().name("hash-warmer".into()).spawn(move || {
+            // Safety: `start..start + len` is this region, which outlives the
+            // thread: `stop_warming`, called before the region is discarded
+            // or freed, joins it. The table's entries are atomics.
+            unsafe { touch_pages(start, len, &warming) }
+        });
+        match spawned {
+            Ok(handle) => self.warmer = Some(handle),
+            // No thread: the pages will fault in as they are used.
+            Err(_) => self.warming.warmed.store(len, Ordering::Relaxed),
+        }
+    }
+
+    /// Stops a background warming and waits for its thread (which checks
+    /// once per huge page).
+    fn stop_warming(&mut self) {
+        if let Some(handle) = self.warmer.take() {
+            self.warming.stop.store(true, Ordering::Relaxed);
+            let _ = handle.join();
+            self.warming.stop.store(false, Ordering::Relaxed);
+        }
+    }
+
     /// Sets every byte to zero again, with up to `threads` threads where
-    /// the bytes have to be written.
+    /// the bytes have to be written. Where the pages go back to the system
+    /// instead, the region has to be warmed again.
     pub fn zero(&mut self, threads: usize) {
+        self.stop_warming();
         #[cfg(target_os = "linux")]
         if let Source::Mapping { .. } = self.source
             && os::discard(self.start.as_ptr(), self.len)
         {
+            self.warming.warmed.store(0, Ordering::Relaxed);
             return;
         }
         // Safety: the region is ours, `len` bytes long, and `&mut self`
@@ -88,6 +170,35 @@ impl ZeroedRegion {
                 scope.spawn(move || part.fill(0));
             }
         });
+        self.warming.warmed.store(self.len, Ordering::Relaxed);
+    }
+}
+
+/// Writes to every page of `start..start + len` without changing a byte,
+/// publishing progress in `warming.warmed` once per huge page and stopping
+/// when `warming.stop` is set.
+///
+/// # Safety
+/// `start..start + len` must be one live region, aligned to 8 bytes, whose
+/// bytes are only ever accessed through atomics (the table's entries are)
+/// or by its exclusive owner, and it must outlive the call.
+unsafe fn touch_pages(start: usize, len: usize, warming: &Warming) {
+    let mut offset = 0;
+    while offset < len && !warming.stop.load(Ordering::Relaxed) {
+        let end = (offset + HUGE_PAGE).min(len);
+        for page in (offset..end).step_by(SMALL_PAGE).filter(|page| page + 8 <= len) {
+            // Safety: inside the region and 8-byte aligned (the region and
+            // the page offsets are).
+            let word = unsafe { &*((start + page) as *const AtomicU64) };
+            // A compare-exchange of the word's own value is a write that
+            // changes nothing, and fails harmlessly if a concurrent writer
+            // got there first. (An OR with zero would not do: the compiler
+            // may turn it into a load, and a read maps the shared zero page.)
+            let value = word.load(Ordering::Relaxed);
+            let _ = word.compare_exchange(value, value, Ordering::Relaxed, Ordering::Relaxed);
+        }
+        offset = end;
+        warming.warmed.store(offset, Ordering::Relaxed);
     }
 }
 
@@ -107,6 +218,7 @@ fn obtain(total: usize) -> Option<(NonNull<u8>, Source)> {
 
 impl Drop for ZeroedRegion {
     fn drop(&mut self) {
+        self.stop_warming();
         match self.source {
             #[cfg(target_os = "linux")]
             Source::Mapping { base, len } => os::unmap(base.as_ptr(), len),
@@ -225,5 +337,43 @@ mod tests {
         assert!(resident_bytes() < before + (64 << 20), "cleared: {}", resident_bytes());
         // Safety: inside the region.
         assert_eq!(unsafe { region.as_ptr().add(1 << 20).read() }, 0);
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn warming_makes_a_region_resident_without_changing_it() {
+        const LEN: usize = 256 << 20;
+        let mut region = ZeroedRegion::new(LEN).unwrap();
+        assert_eq!(region.warmed_len(), 0);
+        // Safety: inside the region, before any warming thread exists.
+        unsafe { region.as_ptr().add(LEN - 8).cast::<u64>().write(0x5eed) };
+        let before = resident_bytes();
+        region.warm();
+        let started = std::time::Instant::now();
+        while region.warmed_len() < LEN {
+            assert!(started.elapsed().as_secs() < 120, "warmed {} of {LEN}", region.warmed_len());
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        // Other tests free memory beside this one: allow them some.
+        assert!(resident_bytes() + (64 << 20) > before + LEN, "{before} -> {}", resident_bytes());
+        region.stop_warming();
+        // Safety: inside the region; the warming thread has ended.
+        let bytes = unsafe { std::slice::from_raw_parts(region.as_ptr(), LEN) };
+        assert!(bytes[..LEN - 8].iter().all(|&b| b == 0));
+        assert_eq!(u64::from_ne_bytes(bytes[LEN - 8..].try_into().unwrap()), 0x5eed);
+        // Clearing in the middle of a warming stops it, and the cleared
+        // region has to be warmed again.
+        region.warm();
+        region.zero(2);
+        assert!(region.warmer.is_none());
+        assert_eq!(region.warmed_len(), 0);
+    }
+
+    #[test]
+    fn a_small_region_is_warm_at_once() {
+        let mut region = ZeroedRegion::new(3 * HUGE_PAGE + 640).unwrap();
+        region.warm();
+        assert_eq!(region.warmed_len(), 3 * HUGE_PAGE + 640);
+        assert!(region.warmer.is_none());
     }
 }
