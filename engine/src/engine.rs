@@ -22,7 +22,7 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::game::Game;
 use crate::options;
 use crate::search_thread::SearchThread;
-use crate::strength::{LINES, Strength};
+use crate::strength::Strength;
 
 /// The table size before any `Hash` (the option's default).
 pub const DEFAULT_HASH_MB: usize = 16;
@@ -307,7 +307,7 @@ impl Engine {
         let level = self.settings.strength.level();
         let limits = match level {
             Some(level) => {
-                options.multipv = options.multipv.max(LINES);
+                options.multipv = options.multipv.max(level.lines());
                 level.limits(limits)
             }
             None => limits,

@@ -6,8 +6,11 @@
 //! * it searches a node budget that grows with the level ([`Level::nodes`]:
 //!   the iteration that passes it is finished, four times it is the hard
 //!   cap), within the clock's own budget, so a low level answers in a
-//!   fraction of a second whatever the clock;
-//! * it looks at [`LINES`] lines (MultiPV) and plays the one whose score
+//!   fraction of a second whatever the clock. The budget and the handicap
+//!   below come from a calibration against Stockfish 15.1's levels
+//!   ([`CALIBRATION`]);
+//! * it looks at [`LINES`] lines (MultiPV; one where there is no handicap,
+//!   [`Level::lines`]) and plays the one whose score
 //!   plus a random handicap is best; the handicap is uniform in
 //!   `0..=spread`, and the spread grows as the level drops
 //!   ([`Level::spread`]). A move much worse than the best (a hung queen) is
@@ -36,13 +39,42 @@ pub const FULL_STRENGTH_ELO: i64 = 2800;
 pub const ELO_PER_SKILL: i64 = 70;
 /// Lines searched to choose from.
 pub const LINES: usize = 4;
-/// The node budget at the lowest level, doubled every [`ELO_PER_DOUBLING`].
-const MIN_NODES: f64 = 64.0;
-const ELO_PER_DOUBLING: f64 = 110.0;
-/// The handicap's spread in centipawns: this many per Elo below
-/// [`NO_SPREAD_ELO`], in hundredths.
-const SPREAD_PER_ELO_PCT: i64 = 30;
-const NO_SPREAD_ELO: i64 = 2400;
+/// The calibration: at each rung (`UCI_Elo`, Stockfish 15.1's scale) the
+/// soft node budget and the handicap's spread in centipawns. Between rungs
+/// the budget is interpolated geometrically and the spread linearly.
+///
+/// Fitted to matches against Stockfish 15.1 at its own `UCI_Elo` (10+0.1,
+/// frc960.epd; the README has the table). The first scale (64 nodes at
+/// 1320, doubling every 110 Elo; 0.3 cp of spread per Elo below 2400)
+/// scored -585, -158 and +89 at 2000, 2200 and 2400 against Stockfish's
+/// 2000. Its 2330 or so (36,000 nodes, 22 cp) became the 2000 rung, which
+/// then scored +27.9 +/- 66.1. Stockfish's scale is steeper at the bottom
+/// than those three matches let one read: the first 1500 rung (6,000
+/// nodes, 108 cp) scored +330.2 +/- 106.2, the second (2,200 nodes, 155
+/// cp) +92.5 +/- 65.6, and the third, that step again scaled to the 92
+/// Elo left, +6.9 +/- 73.1. The lowest rung is extrapolated from them.
+///
+/// Above 2000 the budget was extrapolated (without a handicap a doubling
+/// of the nodes was worth about 80 Elo on the first scale) to four times
+/// what full strength searches at 10+0.1. There the clock caps it: the
+/// 2500 rung played at full strength with one line and scored -56.1 +/-
+/// 69.0, so at 10+0.1 full strength is Stockfish's 2450 or so, and the
+/// levels above it play at full strength. At longer controls the budgets
+/// up there bind before the clock does.
+const CALIBRATION: [Rung; 5] = [
+    Rung { elo: MIN_ELO, nodes: 500, spread: 220 },
+    Rung { elo: 1500, nodes: 1_500, spread: 175 },
+    Rung { elo: 2000, nodes: 36_000, spread: 22 },
+    Rung { elo: 2500, nodes: 1_900_000, spread: 0 },
+    Rung { elo: FULL_STRENGTH_ELO, nodes: 8_000_000, spread: 0 },
+];
+
+/// One calibrated level: its node budget and handicap spread.
+struct Rung {
+    elo: i64,
+    nodes: u64,
+    spread: i32,
+}
 
 /// The strength options as set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,12 +116,31 @@ pub struct Level {
 impl Level {
     /// The soft node budget of a move.
     pub fn nodes(&self) -> u64 {
-        (MIN_NODES * 2f64.powf((self.elo - MIN_ELO) as f64 / ELO_PER_DOUBLING)) as u64
+        let (low, high, t) = self.rungs();
+        let (low_nodes, high_nodes) = (low.nodes as f64, high.nodes as f64);
+        (low_nodes * (high_nodes / low_nodes).powf(t)) as u64
+    }
+
+    /// Lines to search: [`LINES`] to choose among, or one where there is
+    /// no handicap to choose with (the top levels lose nothing to MultiPV).
+    pub fn lines(&self) -> usize {
+        if self.spread() == 0 { 1 } else { LINES }
     }
 
     /// The largest handicap, centipawns.
     pub fn spread(&self) -> i32 {
-        ((NO_SPREAD_ELO - self.elo).max(0) * SPREAD_PER_ELO_PCT / 100) as i32
+        let (low, high, t) = self.rungs();
+        (f64::from(low.spread) + f64::from(high.spread - low.spread) * t).round() as i32
+    }
+
+    /// The calibration rungs either side of this level, and how far
+    /// between them it stands (0 at the lower, 1 at the higher).
+    fn rungs(&self) -> (&'static Rung, &'static Rung, f64) {
+        let elo = self.elo.clamp(MIN_ELO, FULL_STRENGTH_ELO);
+        let upper =
+            CALIBRATION.iter().position(|rung| rung.elo >= elo).unwrap_or(CALIBRATION.len() - 1).max(1);
+        let (low, high) = (&CALIBRATION[upper - 1], &CALIBRATION[upper]);
+        (low, high, (elo - low.elo) as f64 / (high.elo - low.elo) as f64)
     }
 
     /// `limits` with this level's node budget (the tighter of the two
@@ -150,7 +201,12 @@ mod tests {
     #[test]
     fn budgets_grow_and_handicaps_shrink_with_the_level() {
         let levels: Vec<Level> = (MIN_ELO..FULL_STRENGTH_ELO).step_by(10).map(|elo| Level { elo }).collect();
-        assert_eq!(levels[0].nodes(), MIN_NODES as u64);
+        // The rungs themselves are met exactly.
+        for rung in &CALIBRATION {
+            let level = Level { elo: rung.elo };
+            assert!(level.nodes().abs_diff(rung.nodes) <= 1, "{}: {}", rung.elo, level.nodes());
+            assert_eq!(level.spread(), rung.spread, "{}", rung.elo);
+        }
         for pair in levels.windows(2) {
             // Smoothly: no step between neighbours more than doubles the
             // budget or moves the spread by more than a few centipawns.
@@ -158,7 +214,11 @@ mod tests {
             assert!(b.nodes() >= a.nodes() && b.nodes() <= 2 * a.nodes() + 1);
             assert!(b.spread() <= a.spread() && a.spread() - b.spread() <= 5);
         }
-        assert_eq!(Level { elo: NO_SPREAD_ELO }.spread(), 0);
+        assert_eq!(Level { elo: 2500 }.spread(), 0);
+        assert_eq!((Level { elo: 2000 }.lines(), Level { elo: 2500 }.lines()), (LINES, 1));
+        // Halfway between two rungs: the geometric mean of their budgets.
+        let mid = Level { elo: 1750 }.nodes() as f64;
+        assert!((mid - (1_500f64 * 36_000.0).sqrt()).abs() < 2.0, "{mid}");
         let limits = Level { elo: 1500 }.limits(Limits { nodes: Some(50), ..Limits::default() });
         assert_eq!((limits.soft_nodes, limits.nodes), (Some(Level { elo: 1500 }.nodes()), Some(50)));
     }
