@@ -58,7 +58,7 @@ fn bad_eval_files_are_refused_and_play_goes_on() {
 fn load_shifted_net(engine: &mut Engine, dir: &ScratchDir, name: &str, cp: i32) -> i32 {
     let before = final_evaluation(engine);
     let net = QuantisedNet::from_bytes(EMBEDDED).unwrap();
-    let step = cp * backrank_eval::nnue::QA * backrank_eval::nnue::QB / net.scale as i32;
+    let step = cp * backrank_eval::nnue::QA * net.qb as i32 / net.scale as i32;
     let shifted = QuantisedNet { output_bias: net.output_bias.iter().map(|b| b + step).collect(), ..net };
     let path = temp_file(dir, name, &shifted.to_bytes());
     engine.send(&format!("setoption name EvalFile value {path}"));
@@ -112,7 +112,7 @@ fn output_buckets_choose_by_material() {
     };
     // Eight copies of the output layer, bucket k's bias 10k centipawns
     // higher: the evaluation moves by 10 x the bucket, (pieces - 2) / 4.
-    let step = 10 * backrank_eval::nnue::QA * backrank_eval::nnue::QB / one.scale as i32;
+    let step = 10 * backrank_eval::nnue::QA * one.qb as i32 / one.scale as i32;
     let eight = QuantisedNet {
         buckets: 8,
         output_weights: one.output_weights.repeat(8),
@@ -186,7 +186,7 @@ fn broken_nets_are_refused_with_their_reason_and_the_last_net_stays() {
         ("hidden-header.nnue", with_header_word(2, 64), "wrong length for hidden size 64"),
         ("hidden-64.nnue", small.to_bytes(), "hidden size 64, this build evaluates 128"),
         ("qa.nnue", with_header_word(4, 127), "QA 127"),
-        ("qb.nnue", with_header_word(5, 64), "QB 64"),
+        ("qb.nnue", with_header_word(5, 0), "QB 0"),
         ("version.nnue", with_header_word(0, 9), "version 9"),
         ("checksum.nnue", damaged, "checksum mismatch"),
         ("output-weight.nnue", loud.to_bytes(), "output weight is too large"),

@@ -3,7 +3,7 @@
 //! ```text
 //! backrank-train data A.txt,B.txt out nets/v1.nnue [hidden 128] [buckets 1] [kingmirror 0|1] [epochs 20] [lambda 0.1]
 //!     [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR]
-//!     [valblock 2000] [valevery 20] [resume 0|1] [stop N] [mirror 0|1] [lrfloor 0.05] [minply 8]
+//!     [valblock 2000] [valevery 20] [resume 0|1] [stop N] [mirror 0|1] [lrfloor 0.05] [minply 8] [qb 256]
 //! backrank-train compare data A.txt,B.txt out nets/v1.nnue [samples 20000] [limit N] [cache DIR]
 //! backrank-train wdl A.bin[,B.pgn...]
 //! ```
@@ -28,7 +28,7 @@ use backrank_util::args::KeyValues;
 const USAGE: &str = "usage: backrank-train [compare] data A.txt[,B.txt...] out NET [hidden 128] [buckets 1] [kingmirror 0|1] [epochs 20] \
 [lambda 0.1] [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR] \
 [valblock 2000] [valevery 20] [resume 0|1] [stop N] [samples 20000] [mirror 0|1] [lrfloor 0.05] \
-[minply 8]";
+[minply 8] [qb 256]";
 
 const KEYS: &[&str] = &[
     "data",
@@ -53,6 +53,7 @@ const KEYS: &[&str] = &[
     "mirror",
     "lrfloor",
     "minply",
+    "qb",
 ];
 
 /// The records, split, and the settings the arguments describe.
@@ -80,7 +81,11 @@ fn setup(args: &KeyValues) -> Result<Setup, String> {
         seed: args.get("seed", d.seed)?,
         mirror: args.get::<u8>("mirror", u8::from(d.mirror))? != 0,
         lr_floor: args.get("lrfloor", d.lr_floor)?,
+        qb: args.get("qb", d.qb)?,
     };
+    if !(1..=backrank_eval::nnue::format::MAX_QB).contains(&settings.qb) {
+        return Err(format!("qb {}: 1 to {}", settings.qb, backrank_eval::nnue::format::MAX_QB));
+    }
     if !(1..=backrank_eval::nnue::format::MAX_BUCKETS).contains(&settings.buckets) {
         return Err(format!(
             "buckets {}: 1 to {}",

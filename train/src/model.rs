@@ -27,9 +27,6 @@ use crate::data::{Dataset, SCORE_SCALE};
 /// The largest magnitude a feature weight or bias may take, so that it
 /// quantises comfortably in i16 (`1.98 x QA`).
 pub const CLIP: f32 = 1.98;
-/// The largest magnitude an output weight may take: the engine's output
-/// layer needs `|w x QB| x QA` to fit 16 bits (`Network::from_bytes` checks).
-pub const OUTPUT_CLIP: f32 = 127.0 / QB as f32;
 /// The top bit of a record index in a batch: use the record mirrored left
 /// to right (every square's file flipped, `feature ^ 7`).
 pub const MIRRORED: u32 = 1 << 31;
@@ -52,6 +49,8 @@ pub struct Model {
     pub buckets: usize,
     /// King-side mirrored inputs (see `Network::file_mask`).
     pub king_mirrored: bool,
+    /// The output layer's quantisation scale in the exported file.
+    pub qb: u32,
     /// Feature weights, accumulator biases, output weights, output biases.
     pub params: Vec<f32>,
 }
@@ -76,6 +75,7 @@ impl Model {
             hidden,
             buckets,
             king_mirrored: false,
+            qb: QB as u32,
             params: vec![0.0; Model::param_count(hidden, buckets)],
         }
     }
@@ -111,11 +111,18 @@ impl Model {
         self.output_at() + 2 * self.hidden * self.buckets
     }
 
-    /// Keeps the output weights within [`OUTPUT_CLIP`].
+    /// The largest magnitude an output weight may take: the engine's
+    /// output layer needs `|w x qb| x QA` to fit 16 bits
+    /// (`Network::from_bytes` checks), so `127 / qb`.
+    pub fn output_clip(&self) -> f32 {
+        127.0 / self.qb as f32
+    }
+
+    /// Keeps the output weights within [`Model::output_clip`].
     pub fn clip_output(&mut self) {
-        let (at, end) = (self.output_at(), self.output_bias_at());
+        let (at, end, clip) = (self.output_at(), self.output_bias_at(), self.output_clip());
         for w in &mut self.params[at..end] {
-            *w = w.clamp(-OUTPUT_CLIP, OUTPUT_CLIP);
+            *w = w.clamp(-clip, clip);
         }
     }
 
@@ -151,19 +158,21 @@ impl Model {
     }
 
     /// The quantised network: feature weights and biases x QA, output
-    /// weights x QB, output bias x QA x QB, each rounded to nearest.
+    /// weights x qb, output bias x QA x qb, each rounded to nearest.
     pub fn quantise(&self) -> QuantisedNet {
         let round = |w: f32, scale: i32| (f64::from(w) * f64::from(scale)).round();
+        let qb = self.qb as i32;
         let (bias, output, output_bias) = (self.bias_at(), self.output_at(), self.output_bias_at());
         QuantisedNet {
             hidden: self.hidden,
             buckets: self.buckets,
             input_layout: if self.king_mirrored { KING_MIRRORED } else { PLAIN },
             scale: SCORE_SCALE as u32,
+            qb: self.qb,
             feature_weights: self.params[..bias].iter().map(|&w| round(w, QA) as i16).collect(),
             feature_bias: self.params[bias..output].iter().map(|&w| round(w, QA) as i16).collect(),
-            output_weights: self.params[output..output_bias].iter().map(|&w| round(w, QB) as i16).collect(),
-            output_bias: self.params[output_bias..].iter().map(|&w| round(w, QA * QB) as i32).collect(),
+            output_weights: self.params[output..output_bias].iter().map(|&w| round(w, qb) as i16).collect(),
+            output_bias: self.params[output_bias..].iter().map(|&w| round(w, QA * qb) as i32).collect(),
         }
     }
 }

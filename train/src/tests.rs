@@ -252,33 +252,38 @@ fn dequantised(model: &Model) -> Model {
         *w = f32::from(x) / QA as f32;
     }
     for (w, &x) in d.params[output..].iter_mut().zip(&q.output_weights) {
-        *w = f32::from(x) / QB as f32;
+        *w = f32::from(x) / q.qb as f32;
     }
     for (w, &x) in d.params[model.output_bias_at()..].iter_mut().zip(&q.output_bias) {
-        *w = x as f32 / (QA * QB) as f32;
+        *w = x as f32 / (QA * q.qb as i32) as f32;
     }
     d
 }
 
 #[test]
 fn the_quantised_export_evaluates_like_the_float_model() {
-    check_export(1, false);
+    check_export(1, false, QB as u32);
 }
 
 #[test]
 fn the_quantised_export_with_output_buckets_evaluates_like_the_float_model() {
-    check_export(8, false);
+    check_export(8, false, QB as u32);
 }
 
 #[test]
 fn the_quantised_export_with_king_mirrored_inputs_evaluates_like_the_float_model() {
-    check_export(8, true);
+    check_export(8, true, QB as u32);
+}
+
+#[test]
+fn the_quantised_export_with_a_smaller_output_scale_evaluates_like_the_float_model() {
+    check_export(8, false, 128);
 }
 
 /// Trains a net with `buckets` output buckets briefly, then compares the
-/// engine's evaluation of its file with the float model's.
-fn check_export(buckets: usize, king_mirror: bool) {
-    let dir = temp_dir(&format!("export-{buckets}-{king_mirror}"));
+/// engine's evaluation of its file (output scale `qb`) with the float model's.
+fn check_export(buckets: usize, king_mirror: bool, qb: u32) {
+    let dir = temp_dir(&format!("export-{buckets}-{king_mirror}-{qb}"));
     let lines = synthetic_lines(2000, 31);
     let data = data::parse_text(lines.as_bytes(), 2);
     let indices = usable(&data);
@@ -291,6 +296,7 @@ fn check_export(buckets: usize, king_mirror: bool) {
         lr: 0.003,
         batch: 128,
         threads: 2,
+        qb,
         ..Settings::default()
     };
     let out = dir.join("net.nnue");

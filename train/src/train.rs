@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::Instant;
 
-use backrank_eval::nnue::Network;
+use backrank_eval::nnue::{Network, QB};
 use backrank_util::adam::Adam;
 use backrank_util::hash::fnv1a;
 use backrank_util::rng::SplitMix;
@@ -59,6 +59,10 @@ pub struct Settings {
     pub mirror: bool,
     /// The final learning rate as a fraction of the first.
     pub lr_floor: f64,
+    /// The output layer's quantisation scale: the output weights are
+    /// clipped to `127 / qb` so that the engine's output layer cannot
+    /// overflow (see [`crate::model::Model::output_clip`]).
+    pub qb: u32,
 }
 
 impl Default for Settings {
@@ -76,6 +80,7 @@ impl Default for Settings {
             seed: 1,
             mirror: false,
             lr_floor: 0.05,
+            qb: QB as u32,
         }
     }
 }
@@ -86,7 +91,7 @@ impl std::fmt::Display for Settings {
         let s = self;
         write!(
             f,
-            "hidden {} buckets {} kingmirror {} epochs {} lambda {} lr {} lrfloor {} wd {} batch {} threads {} seed {} mirror {}",
+            "hidden {} buckets {} kingmirror {} epochs {} lambda {} lr {} lrfloor {} wd {} batch {} threads {} seed {} mirror {} qb {}",
             s.hidden,
             s.buckets,
             u8::from(s.king_mirror),
@@ -98,7 +103,8 @@ impl std::fmt::Display for Settings {
             s.batch,
             s.threads,
             s.seed,
-            u8::from(s.mirror)
+            u8::from(s.mirror),
+            s.qb
         )
     }
 }
@@ -202,10 +208,10 @@ pub struct Checkpoint {
 }
 
 const CKPT_MAGIC: &[u8; 8] = b"BKRKCKPT";
-const CKPT_VERSION: u64 = 5;
+const CKPT_VERSION: u64 = 6;
 /// Eight-byte fields before the weights: ten words, nine floats, one word,
-/// one float, two words.
-const CKPT_FIELDS: usize = 23;
+/// one float, three words.
+const CKPT_FIELDS: usize = 24;
 
 impl Checkpoint {
     /// The file's bytes: magic, words, weights, moments, FNV-1a hash.
@@ -236,6 +242,7 @@ impl Checkpoint {
         out.extend_from_slice(&s.lr_floor.to_le_bytes());
         out.extend_from_slice(&(s.buckets as u64).to_le_bytes());
         out.extend_from_slice(&u64::from(s.king_mirror).to_le_bytes());
+        out.extend_from_slice(&u64::from(s.qb).to_le_bytes());
         self.model.params.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         a.m.iter().chain(&a.v).for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         let hash = fnv1a(&out);
@@ -266,7 +273,7 @@ impl Checkpoint {
         {
             return Err("checkpoint has the wrong length for its hidden size and buckets".into());
         }
-        let king_mirror = word(22) != 0;
+        let (king_mirror, qb) = (word(22) != 0, word(23) as u32);
         let settings = Settings {
             hidden,
             buckets,
@@ -280,6 +287,7 @@ impl Checkpoint {
             lr: float(11),
             wd: float(12),
             lr_floor: float(20),
+            qb,
         };
         let at = 8 + CKPT_FIELDS * 8;
         let params = bytes[at..at + 4 * len]
@@ -298,7 +306,7 @@ impl Checkpoint {
             settings,
             data_id: word(6),
             epoch: word(7) as usize,
-            model: Model { hidden, buckets, king_mirrored: king_mirror, params },
+            model: Model { hidden, buckets, king_mirrored: king_mirror, qb, params },
             adam,
             train_loss: float(13),
             val_loss: float(14),
@@ -361,7 +369,8 @@ fn mismatch(ckpt: &Checkpoint, settings: &Settings, data_id: u64) -> Option<Stri
         && a.batch == b.batch
         && a.seed == b.seed
         && a.mirror == b.mirror
-        && a.lr_floor == b.lr_floor;
+        && a.lr_floor == b.lr_floor
+        && a.qb == b.qb;
     if !same {
         return Some(format!("the checkpoint's settings differ: {a:?}"));
     }
@@ -407,7 +416,11 @@ pub fn run(
             settings: s.clone(),
             data_id,
             epoch: 0,
-            model: Model { king_mirrored: s.king_mirror, ..Model::random(s.hidden, s.buckets, s.seed) },
+            model: Model {
+                king_mirrored: s.king_mirror,
+                qb: s.qb,
+                ..Model::random(s.hidden, s.buckets, s.seed)
+            },
             adam: Adam::new(Model::param_count(s.hidden, s.buckets), s.wd),
             train_loss: f64::NAN,
             val_loss: f64::NAN,

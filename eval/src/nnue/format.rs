@@ -12,7 +12,7 @@
 //! | 4 | hidden size `N` of each perspective's accumulator |
 //! | 4 | activation (1 = SCReLU) |
 //! | 4 | QA, the feature transformer's scale (255) |
-//! | 4 | QB, the output layer's scale (256) |
+//! | 4 | QB, the output layer's scale (256 by default; any of 1 to [`MAX_QB`]) |
 //! | 4 | output scale (centipawns per unit of the float network's output) |
 //! | 4 | output buckets `B` (version 2 on; version 1 files have none and mean 1) |
 //! | 4 | input layout (version 3 on; before, 0): 0 each side's view, 1 the same with files mirrored while that side's king stands on files e-h ([`KING_MIRRORED`]) |
@@ -47,10 +47,13 @@ pub const INPUTS: usize = 768;
 pub const SCRELU: u32 = 1;
 /// The feature transformer's quantisation scale.
 pub const QA: i32 = 255;
-/// The output layer's quantisation scale. Output weights of small nets are
-/// small (a few hundredths): 256 keeps their rounding error to a few
-/// centipawns, and `|w| < 0.5` keeps `QA x w x QB` within 16 bits.
+/// The output layer's default quantisation scale. Output weights of small
+/// nets are small (a few hundredths): 256 keeps their rounding error to a
+/// few centipawns, and `|w| < 0.5` keeps `QA x w x QB` within 16 bits. A
+/// file names its own QB: a smaller one trades rounding for range.
 pub const QB: i32 = 256;
+/// The largest output scale a file may name.
+pub const MAX_QB: u32 = 1 << 12;
 
 /// The most output buckets a file may have.
 pub const MAX_BUCKETS: usize = 32;
@@ -80,6 +83,8 @@ pub struct QuantisedNet {
     pub input_layout: u32,
     /// Centipawns per unit of the float output.
     pub scale: u32,
+    /// The output layer's quantisation scale (see [`QB`]).
+    pub qb: u32,
     /// `INPUTS x hidden`, feature-major, in units of 1/QA.
     pub feature_weights: Vec<i16>,
     /// `hidden`, in units of 1/QA.
@@ -109,8 +114,7 @@ impl QuantisedNet {
         out.extend_from_slice(MAGIC);
         let (hidden, buckets) = (self.hidden as u32, self.buckets as u32);
         let layout = self.input_layout;
-        for word in
-            [VERSION, INPUTS as u32, hidden, SCRELU, QA as u32, QB as u32, self.scale, buckets, layout]
+        for word in [VERSION, INPUTS as u32, hidden, SCRELU, QA as u32, self.qb, self.scale, buckets, layout]
         {
             out.extend_from_slice(&word.to_le_bytes());
         }
@@ -155,10 +159,11 @@ impl QuantisedNet {
         if buckets == 0 || buckets > MAX_BUCKETS {
             return Err(format!("{buckets} output buckets (this build reads 1 to {MAX_BUCKETS})"));
         }
-        if inputs as usize != INPUTS || activation != SCRELU || qa != QA as u32 || qb != QB as u32 {
+        if inputs as usize != INPUTS || activation != SCRELU || qa != QA as u32 || !(1..=MAX_QB).contains(&qb)
+        {
             return Err(format!(
                 "unsupported layout: {inputs} inputs, activation {activation}, QA {qa}, QB {qb} \
-                 (this build: {INPUTS}, SCReLU, {QA}, {QB})"
+                 (this build: {INPUTS}, SCReLU, {QA}, 1 to {MAX_QB})"
             ));
         }
         if scale == 0 {
@@ -189,6 +194,7 @@ impl QuantisedNet {
             buckets,
             input_layout,
             scale,
+            qb,
             feature_weights,
             feature_bias,
             output_weights,
@@ -208,6 +214,7 @@ mod tests {
             buckets,
             input_layout: PLAIN,
             scale: 400,
+            qb: QB as u32,
             feature_weights: (0..INPUTS * hidden).map(value).collect(),
             feature_bias: (0..hidden).map(|i| value(i + 3)).collect(),
             output_weights: (0..2 * hidden * buckets).map(|i| value(i + 5) / 3).collect(),
@@ -252,6 +259,18 @@ mod tests {
         assert!(QuantisedNet::from_bytes(&silent.to_bytes()).unwrap_err().contains("scale 0"));
         let none = QuantisedNet { buckets: 0, output_weights: vec![], output_bias: vec![], ..sample(16, 1) };
         assert!(QuantisedNet::from_bytes(&none.to_bytes()).unwrap_err().contains("0 output buckets"));
+    }
+
+    #[test]
+    fn a_file_names_its_own_output_scale() {
+        for qb in [1, 64, 128, MAX_QB] {
+            let net = QuantisedNet { qb, ..sample(16, 8) };
+            assert_eq!(QuantisedNet::from_bytes(&net.to_bytes()).unwrap(), net);
+        }
+        for qb in [0, MAX_QB + 1] {
+            let net = QuantisedNet { qb, ..sample(16, 8) };
+            assert!(QuantisedNet::from_bytes(&net.to_bytes()).unwrap_err().contains(&format!("QB {qb}")));
+        }
     }
 
     #[test]

@@ -65,6 +65,8 @@ pub struct Network {
     pub output_bias: Vec<i32>,
     /// Centipawns per unit of the float network's output.
     pub scale: i32,
+    /// The output layer's quantisation scale, the file's own (see [`QB`]).
+    pub qb: i32,
     /// King-side mirroring of the inputs (see [`Network::file_mask`]).
     pub king_mirrored: bool,
     /// The FNV-free short name of the file, for `info string` and `eval`.
@@ -109,7 +111,10 @@ impl Network {
         // The SIMD output layer multiplies clamped activations (at most QA)
         // by a weight in 16 bits: the product must fit.
         if file.output_weights.iter().any(|&w| i32::from(w).abs() * QA > i32::from(i16::MAX)) {
-            return Err("an output weight is too large for the output layer (|w| > 128/QB)".into());
+            return Err(format!(
+                "an output weight is too large for the output layer (|w| > 128/QB, QB {})",
+                file.qb
+            ));
         }
         Ok(Network {
             feature_weights,
@@ -117,6 +122,7 @@ impl Network {
             output_weights,
             output_bias: file.output_bias,
             scale: file.scale as i32,
+            qb: file.qb as i32,
             king_mirrored: file.input_layout == KING_MIRRORED,
             name: name.to_string(),
         })
@@ -166,7 +172,7 @@ impl Network {
         // `sum` is in units of QA^2 QB; one QA goes, the bias joins, then
         // to centipawns.
         let out = sum / QA + self.output_bias[bucket];
-        (i64::from(out) * i64::from(self.scale) / i64::from(QA * QB)) as i32
+        (i64::from(out) * i64::from(self.scale) / (i64::from(QA) * i64::from(self.qb))) as i32
     }
 
     /// The evaluation of `board` with `turn` to move, from scratch.
