@@ -48,9 +48,21 @@ pub const FLAG_CHECK: u8 = 2;
 pub const FLAG_BAD: u8 = 4;
 /// Positions whose score is at least this far from zero (mate-ish) are skipped.
 pub const SCORE_LIMIT: i32 = backrank_data::MAX_SCORE as i32;
-/// Centipawns per unit of the network's output, also the scale of the
-/// score's sigmoid in the target.
-pub const SCORE_SCALE: f64 = 400.0;
+/// The default centipawns per unit of the network's output, also the
+/// scale of the score's sigmoid in the target (see [`Target`]).
+pub const SCORE_SCALE: u32 = 400;
+
+/// How a record's score and game result blend into its training target:
+/// `lambda x result + (1 - lambda) x sigmoid(score / scale)`. The scale is
+/// also the network's centipawns per unit of output, so a smaller one
+/// squashes large scores harder and resolves small ones more finely.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Target {
+    /// Weight of the game result (0 to 1).
+    pub lambda: f64,
+    /// Centipawns per unit of the sigmoid's argument.
+    pub scale: f64,
+}
 
 const MAX_PIECES: usize = 32;
 const CACHE_MAGIC: &[u8; 8] = b"BKRKTDC1";
@@ -116,11 +128,10 @@ impl Dataset {
         self.flags[i] & (FLAG_BAD | FLAG_CHECK) == 0 && i32::from(self.scores[i]).abs() < SCORE_LIMIT
     }
 
-    /// The training target of record `i`:
-    /// `lambda * result + (1 - lambda) * sigmoid(score / 400)`.
-    pub fn target(&self, i: usize, lambda: f64) -> f64 {
+    /// The training target of record `i` (see [`Target`]).
+    pub fn target(&self, i: usize, target: Target) -> f64 {
         let result = f64::from(self.results[i]) / 2.0;
-        lambda * result + (1.0 - lambda) * sigmoid(f64::from(self.scores[i]) / SCORE_SCALE)
+        target.lambda * result + (1.0 - target.lambda) * sigmoid(f64::from(self.scores[i]) / target.scale)
     }
 
     /// Appends one record.

@@ -3,7 +3,7 @@
 //! ```text
 //! backrank-train data A.txt,B.txt out nets/v1.nnue [hidden 128] [buckets 1] [kingmirror 0|1] [epochs 20] [lambda 0.1]
 //!     [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR]
-//!     [valblock 2000] [valevery 20] [resume 0|1] [stop N] [mirror 0|1] [lrfloor 0.05] [minply 8] [qb 256]
+//!     [valblock 2000] [valevery 20] [resume 0|1] [stop N] [mirror 0|1] [lrfloor 0.05] [minply 8] [qb 256] [scale 400]
 //! backrank-train compare data A.txt,B.txt out nets/v1.nnue [samples 20000] [limit N] [cache DIR]
 //! backrank-train wdl A.bin[,B.pgn...]
 //! ```
@@ -28,7 +28,7 @@ use backrank_util::args::KeyValues;
 const USAGE: &str = "usage: backrank-train [compare] data A.txt[,B.txt...] out NET [hidden 128] [buckets 1] [kingmirror 0|1] [epochs 20] \
 [lambda 0.1] [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR] \
 [valblock 2000] [valevery 20] [resume 0|1] [stop N] [samples 20000] [mirror 0|1] [lrfloor 0.05] \
-[minply 8] [qb 256]";
+[minply 8] [qb 256] [scale 400]";
 
 const KEYS: &[&str] = &[
     "data",
@@ -54,7 +54,13 @@ const KEYS: &[&str] = &[
     "lrfloor",
     "minply",
     "qb",
+    "scale",
 ];
+
+/// The output scales (centipawns per unit) a run may use: the target's
+/// sigmoid is flat beyond a few units, and the engine's output stays far
+/// from overflow.
+const SCALES: std::ops::RangeInclusive<u32> = 50..=1000;
 
 /// The records, split, and the settings the arguments describe.
 struct Setup {
@@ -82,7 +88,11 @@ fn setup(args: &KeyValues) -> Result<Setup, String> {
         mirror: args.get::<u8>("mirror", u8::from(d.mirror))? != 0,
         lr_floor: args.get("lrfloor", d.lr_floor)?,
         qb: args.get("qb", d.qb)?,
+        scale: args.get("scale", d.scale)?,
     };
+    if !(SCALES).contains(&settings.scale) {
+        return Err(format!("scale {}: {} to {}", settings.scale, SCALES.start(), SCALES.end()));
+    }
     if !(1..=backrank_eval::nnue::format::MAX_QB).contains(&settings.qb) {
         return Err(format!("qb {}: 1 to {}", settings.qb, backrank_eval::nnue::format::MAX_QB));
     }

@@ -22,7 +22,7 @@ use backrank_eval::nnue::format::{
 };
 use backrank_util::{rng::SplitMix, sigmoid};
 
-use crate::data::{Dataset, SCORE_SCALE};
+use crate::data::{Dataset, SCORE_SCALE, Target};
 
 /// The largest magnitude a feature weight or bias may take, so that it
 /// quantises comfortably in i16 (`1.98 x QA`).
@@ -51,6 +51,8 @@ pub struct Model {
     pub king_mirrored: bool,
     /// The output layer's quantisation scale in the exported file.
     pub qb: u32,
+    /// Centipawns per unit of output (the target's [`Target::scale`]).
+    pub scale: u32,
     /// Feature weights, accumulator biases, output weights, output biases.
     pub params: Vec<f32>,
 }
@@ -76,6 +78,7 @@ impl Model {
             buckets,
             king_mirrored: false,
             qb: QB as u32,
+            scale: SCORE_SCALE,
             params: vec![0.0; Model::param_count(hidden, buckets)],
         }
     }
@@ -152,7 +155,7 @@ impl Model {
     }
 
     /// The raw output for a position given by its White-perspective
-    /// features and the side to move (the evaluation is this x 400 cp).
+    /// features and the side to move (the evaluation is this x `scale` cp).
     pub fn output(&self, features: &[u16], white_to_move: bool, scratch: &mut Scratch) -> f32 {
         scratch.acc.forward(self, features, white_to_move)
     }
@@ -167,7 +170,7 @@ impl Model {
             hidden: self.hidden,
             buckets: self.buckets,
             input_layout: if self.king_mirrored { KING_MIRRORED } else { PLAIN },
-            scale: SCORE_SCALE as u32,
+            scale: self.scale,
             qb: self.qb,
             feature_weights: self.params[..bias].iter().map(|&w| round(w, QA) as i16).collect(),
             feature_bias: self.params[bias..output].iter().map(|&w| round(w, QA) as i16).collect(),
@@ -206,7 +209,7 @@ struct Stage {
 }
 
 impl Stage {
-    fn fill(&mut self, data: &Dataset, indices: &[u32], lambda: f64) {
+    fn fill(&mut self, data: &Dataset, indices: &[u32], target: Target) {
         self.features.clear();
         self.ends.clear();
         self.targets.clear();
@@ -220,7 +223,7 @@ impl Stage {
                 self.features.extend_from_slice(data.features_of(i));
             }
             self.ends.push(self.features.len());
-            self.targets.push(data.target(i, lambda));
+            self.targets.push(data.target(i, target));
             self.white_to_move.push(data.white_to_move(i));
         }
     }
@@ -404,7 +407,7 @@ pub fn accumulate_gradient(
     model: &Model,
     data: &Dataset,
     indices: &[u32],
-    lambda: f64,
+    target: Target,
     weight: f32,
     grad: &mut [f32],
     scratch: &mut Scratch,
@@ -416,7 +419,7 @@ pub fn accumulate_gradient(
     let mut total = 0.0;
     for chunk in indices.chunks(STAGE) {
         let Scratch { acc, stage } = scratch;
-        stage.fill(data, chunk, lambda);
+        stage.fill(data, chunk, target);
         for k in 0..chunk.len() {
             let (features, white_to_move) = (stage.features(k), stage.white_to_move[k]);
             let out = acc.forward(model, features, white_to_move);
@@ -443,11 +446,17 @@ pub fn accumulate_gradient(
 }
 
 /// The sum of the losses of the records in `indices`.
-pub fn loss_sum(model: &Model, data: &Dataset, indices: &[u32], lambda: f64, scratch: &mut Scratch) -> f64 {
+pub fn loss_sum(
+    model: &Model,
+    data: &Dataset,
+    indices: &[u32],
+    target: Target,
+    scratch: &mut Scratch,
+) -> f64 {
     let mut total = 0.0;
     for chunk in indices.chunks(STAGE) {
         let Scratch { acc, stage } = scratch;
-        stage.fill(data, chunk, lambda);
+        stage.fill(data, chunk, target);
         for k in 0..chunk.len() {
             let out = acc.forward(model, stage.features(k), stage.white_to_move[k]);
             total += loss_and_slope(out, stage.targets[k]).0;

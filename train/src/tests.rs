@@ -15,7 +15,7 @@ use backrank_util::rng::SplitMix;
 use shakmaty::fen::Fen;
 use shakmaty::{Board, Color, EnPassantMode, Piece, Position, Role, Square};
 
-use crate::data::{self, Dataset, FLAG_BAD, FLAG_BLACK, FLAG_CHECK};
+use crate::data::{self, Dataset, FLAG_BAD, FLAG_BLACK, FLAG_CHECK, Target};
 use crate::model::{Model, Scratch, accumulate_gradient, loss_sum, mirror};
 use crate::train::{self, Checkpoint, RunOptions, Settings};
 
@@ -114,19 +114,19 @@ fn check_gradient(buckets: usize, king_mirrored: bool) {
     let (bias, output) = (model.bias_at(), model.output_at());
     model.params[bias..output].iter_mut().enumerate().for_each(|(k, b)| *b = 0.1 + 0.05 * k as f32);
     model.params[output..].iter_mut().for_each(|w| *w *= 20.0);
-    let lambda = 0.3;
+    let target = Target { lambda: 0.3, scale: 250.0 };
     let n = indices.len();
     let mut grad = vec![0.0; model.params.len()];
     accumulate_gradient(
         &model,
         &data,
         &indices,
-        lambda,
+        target,
         1.0 / n as f32,
         &mut grad,
         &mut Scratch::new(hidden),
     );
-    let loss = |m: &Model| loss_sum(m, &data, &indices, lambda, &mut Scratch::new(hidden)) / n as f64;
+    let loss = |m: &Model| loss_sum(m, &data, &indices, target, &mut Scratch::new(hidden)) / n as f64;
 
     let active = usize::from(data.features_of(indices[0] as usize)[0]);
     // The rows a feature can reach: either side's, files flipped too when
@@ -199,8 +199,10 @@ fn threads_split_the_batch_without_changing_the_gradient() {
     let model = Model::random(16, 1, 9);
     let mut one = vec![vec![0.0; model.params.len()]];
     let mut three = vec![vec![1.0; model.params.len()]; 3];
-    let loss_one = train::batch_gradient(&model, &data, &indices, 0.2, &mut one);
-    let loss_three = train::batch_gradient(&model, &data, &indices, 0.2, &mut three);
+    let loss_one =
+        train::batch_gradient(&model, &data, &indices, Target { lambda: 0.2, scale: 400.0 }, &mut one);
+    let loss_three =
+        train::batch_gradient(&model, &data, &indices, Target { lambda: 0.2, scale: 400.0 }, &mut three);
     assert!((loss_one - loss_three).abs() < 1e-9 * loss_one.abs());
     let biggest = one[0].iter().fold(0f32, |m, g| m.max(g.abs()));
     assert!(biggest > 1e-3);
@@ -231,8 +233,10 @@ fn training_lowers_the_loss() {
         ..Settings::default()
     };
     let start = Model::random(16, 1, settings.seed);
-    let (train_before, val_before) =
-        (train::mean_loss(&start, &data, &train_set, 0.5, 2), train::mean_loss(&start, &data, &val, 0.5, 2));
+    let (train_before, val_before) = (
+        train::mean_loss(&start, &data, &train_set, settings.target(), 2),
+        train::mean_loss(&start, &data, &val, settings.target(), 2),
+    );
     let out = dir.join("net.nnue");
     let outcome =
         train::run(&settings, &data, &train_set, &val, &out, RunOptions::default(), &mut std::io::sink())
@@ -262,28 +266,34 @@ fn dequantised(model: &Model) -> Model {
 
 #[test]
 fn the_quantised_export_evaluates_like_the_float_model() {
-    check_export(1, false, QB as u32);
+    check_export(1, false, QB as u32, 400);
 }
 
 #[test]
 fn the_quantised_export_with_output_buckets_evaluates_like_the_float_model() {
-    check_export(8, false, QB as u32);
+    check_export(8, false, QB as u32, 400);
 }
 
 #[test]
 fn the_quantised_export_with_king_mirrored_inputs_evaluates_like_the_float_model() {
-    check_export(8, true, QB as u32);
+    check_export(8, true, QB as u32, 400);
 }
 
 #[test]
 fn the_quantised_export_with_a_smaller_output_scale_evaluates_like_the_float_model() {
-    check_export(8, false, 128);
+    check_export(8, false, 128, 400);
+}
+
+#[test]
+fn the_quantised_export_at_another_centipawn_scale_evaluates_like_the_float_model() {
+    check_export(8, false, QB as u32, 200);
 }
 
 /// Trains a net with `buckets` output buckets briefly, then compares the
-/// engine's evaluation of its file (output scale `qb`) with the float model's.
-fn check_export(buckets: usize, king_mirror: bool, qb: u32) {
-    let dir = temp_dir(&format!("export-{buckets}-{king_mirror}-{qb}"));
+/// engine's evaluation of its file (output quantisation `qb`, `scale`
+/// centipawns per unit) with the float model's.
+fn check_export(buckets: usize, king_mirror: bool, qb: u32, scale: u32) {
+    let dir = temp_dir(&format!("export-{buckets}-{king_mirror}-{qb}-{scale}"));
     let lines = synthetic_lines(2000, 31);
     let data = data::parse_text(lines.as_bytes(), 2);
     let indices = usable(&data);
@@ -297,6 +307,7 @@ fn check_export(buckets: usize, king_mirror: bool, qb: u32) {
         batch: 128,
         threads: 2,
         qb,
+        scale,
         ..Settings::default()
     };
     let out = dir.join("net.nnue");
@@ -318,8 +329,8 @@ fn check_export(buckets: usize, king_mirror: bool, qb: u32) {
         let features = data.features_of(k);
         assert_eq!(&data::board_of(features), pos.board(), "{line}");
         let white = pos.turn() == Color::White;
-        let float = f64::from(outcome.model.output(features, white, &mut scratch)) * 400.0;
-        let rounded = f64::from(exact.output(features, white, &mut scratch)) * 400.0;
+        let float = f64::from(outcome.model.output(features, white, &mut scratch)) * f64::from(scale);
+        let rounded = f64::from(exact.output(features, white, &mut scratch)) * f64::from(scale);
         let engine = f64::from(net.evaluate_board(pos.board(), pos.turn()));
         worst = worst.max((engine - float).abs());
         worst_rounded = worst_rounded.max((engine - rounded).abs());
@@ -374,9 +385,13 @@ not a fen | 1 | 1.0
     expected.sort_unstable();
     got.sort_unstable();
     assert_eq!(got, expected);
-    // Targets: result weight lambda, the rest sigmoid(score / 400).
-    assert!((data.target(0, 1.0) - 0.0).abs() < 1e-12 && (data.target(2, 1.0) - 0.5).abs() < 1e-12);
-    assert!((data.target(1, 0.0) - backrank_util::sigmoid(-20.0 / 400.0)).abs() < 1e-12);
+    // Targets: result weight lambda, the rest sigmoid(score / scale).
+    let target = |lambda| Target { lambda, scale: 400.0 };
+    assert!((data.target(0, target(1.0)) - 0.0).abs() < 1e-12);
+    assert!((data.target(2, target(1.0)) - 0.5).abs() < 1e-12);
+    assert!((data.target(1, target(0.0)) - backrank_util::sigmoid(-20.0 / 400.0)).abs() < 1e-12);
+    let sharper = Target { lambda: 0.0, scale: 100.0 };
+    assert!((data.target(1, sharper) - backrank_util::sigmoid(-20.0 / 100.0)).abs() < 1e-12);
     let (train_set, val) = data::split(&data, 2, 2);
     assert_eq!((train_set, val), (vec![0, 1, 5], vec![2, 6]));
 }

@@ -26,7 +26,7 @@ use backrank_util::adam::Adam;
 use backrank_util::hash::fnv1a;
 use backrank_util::rng::SplitMix;
 
-use crate::data::{Dataset, SCORE_SCALE, board_of};
+use crate::data::{Dataset, SCORE_SCALE, Target, board_of};
 use crate::model::{CLIP, MIRRORED, Model, Scratch, accumulate_gradient, loss_sum};
 
 /// What a training run is asked to do.
@@ -63,6 +63,17 @@ pub struct Settings {
     /// clipped to `127 / qb` so that the engine's output layer cannot
     /// overflow (see [`crate::model::Model::output_clip`]).
     pub qb: u32,
+    /// Centipawns per unit of the network's output and the scale of the
+    /// score's sigmoid in the target (`backrank-train wdl` fits one to
+    /// the games' results).
+    pub scale: u32,
+}
+
+impl Settings {
+    /// The training target these settings describe.
+    pub fn target(&self) -> Target {
+        Target { lambda: self.lambda, scale: f64::from(self.scale) }
+    }
 }
 
 impl Default for Settings {
@@ -81,6 +92,7 @@ impl Default for Settings {
             mirror: false,
             lr_floor: 0.05,
             qb: QB as u32,
+            scale: SCORE_SCALE,
         }
     }
 }
@@ -91,7 +103,7 @@ impl std::fmt::Display for Settings {
         let s = self;
         write!(
             f,
-            "hidden {} buckets {} kingmirror {} epochs {} lambda {} lr {} lrfloor {} wd {} batch {} threads {} seed {} mirror {} qb {}",
+            "hidden {} buckets {} kingmirror {} epochs {} lambda {} lr {} lrfloor {} wd {} batch {} threads {} seed {} mirror {} qb {} scale {}",
             s.hidden,
             s.buckets,
             u8::from(s.king_mirror),
@@ -104,7 +116,8 @@ impl std::fmt::Display for Settings {
             s.threads,
             s.seed,
             u8::from(s.mirror),
-            s.qb
+            s.qb,
+            s.scale
         )
     }
 }
@@ -136,7 +149,7 @@ pub fn batch_gradient(
     model: &Model,
     data: &Dataset,
     batch: &[u32],
-    lambda: f64,
+    target: Target,
     grads: &mut [Vec<f32>],
 ) -> f64 {
     let weight = 1.0 / batch.len().max(1) as f32;
@@ -153,7 +166,7 @@ pub fn batch_gradient(
                         model,
                         data,
                         part,
-                        lambda,
+                        target,
                         weight,
                         grad,
                         &mut Scratch::new(model.hidden),
@@ -174,13 +187,13 @@ pub fn batch_gradient(
 }
 
 /// The mean loss over `indices`, on `threads` threads (NaN when empty).
-pub fn mean_loss(model: &Model, data: &Dataset, indices: &[u32], lambda: f64, threads: usize) -> f64 {
+pub fn mean_loss(model: &Model, data: &Dataset, indices: &[u32], target: Target, threads: usize) -> f64 {
     let part = indices.len().div_ceil(threads.max(1)).max(1);
     let sum: f64 = thread::scope(|scope| {
         let handles: Vec<_> = indices
             .chunks(part)
             .map(|part| {
-                scope.spawn(move || loss_sum(model, data, part, lambda, &mut Scratch::new(model.hidden)))
+                scope.spawn(move || loss_sum(model, data, part, target, &mut Scratch::new(model.hidden)))
             })
             .collect();
         handles.into_iter().map(|h| h.join().expect("a worker panicked")).sum()
@@ -208,10 +221,10 @@ pub struct Checkpoint {
 }
 
 const CKPT_MAGIC: &[u8; 8] = b"BKRKCKPT";
-const CKPT_VERSION: u64 = 6;
+const CKPT_VERSION: u64 = 7;
 /// Eight-byte fields before the weights: ten words, nine floats, one word,
-/// one float, three words.
-const CKPT_FIELDS: usize = 24;
+/// one float, four words.
+const CKPT_FIELDS: usize = 25;
 
 impl Checkpoint {
     /// The file's bytes: magic, words, weights, moments, FNV-1a hash.
@@ -243,6 +256,7 @@ impl Checkpoint {
         out.extend_from_slice(&(s.buckets as u64).to_le_bytes());
         out.extend_from_slice(&u64::from(s.king_mirror).to_le_bytes());
         out.extend_from_slice(&u64::from(s.qb).to_le_bytes());
+        out.extend_from_slice(&u64::from(s.scale).to_le_bytes());
         self.model.params.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         a.m.iter().chain(&a.v).for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         let hash = fnv1a(&out);
@@ -273,7 +287,10 @@ impl Checkpoint {
         {
             return Err("checkpoint has the wrong length for its hidden size and buckets".into());
         }
-        let (king_mirror, qb) = (word(22) != 0, word(23) as u32);
+        let (king_mirror, qb, scale) = (word(22) != 0, word(23) as u32, word(24) as u32);
+        if scale == 0 {
+            return Err("checkpoint with output scale 0".into());
+        }
         let settings = Settings {
             hidden,
             buckets,
@@ -288,6 +305,7 @@ impl Checkpoint {
             wd: float(12),
             lr_floor: float(20),
             qb,
+            scale,
         };
         let at = 8 + CKPT_FIELDS * 8;
         let params = bytes[at..at + 4 * len]
@@ -306,7 +324,7 @@ impl Checkpoint {
             settings,
             data_id: word(6),
             epoch: word(7) as usize,
-            model: Model { hidden, buckets, king_mirrored: king_mirror, qb, params },
+            model: Model { hidden, buckets, king_mirrored: king_mirror, qb, scale, params },
             adam,
             train_loss: float(13),
             val_loss: float(14),
@@ -370,7 +388,8 @@ fn mismatch(ckpt: &Checkpoint, settings: &Settings, data_id: u64) -> Option<Stri
         && a.seed == b.seed
         && a.mirror == b.mirror
         && a.lr_floor == b.lr_floor
-        && a.qb == b.qb;
+        && a.qb == b.qb
+        && a.scale == b.scale;
     if !same {
         return Some(format!("the checkpoint's settings differ: {a:?}"));
     }
@@ -419,6 +438,7 @@ pub fn run(
             model: Model {
                 king_mirrored: s.king_mirror,
                 qb: s.qb,
+                scale: s.scale,
                 ..Model::random(s.hidden, s.buckets, s.seed)
             },
             adam: Adam::new(Model::param_count(s.hidden, s.buckets), s.wd),
@@ -439,7 +459,7 @@ pub fn run(
         let mut rate = s.lr;
         for (b, batch) in order.chunks(s.batch).enumerate() {
             rate = learning_rate(s.lr, s.lr_floor, ckpt.epoch * per_epoch + b, total);
-            loss += batch_gradient(&ckpt.model, data, batch, s.lambda, &mut grads);
+            loss += batch_gradient(&ckpt.model, data, batch, s.target(), &mut grads);
             ckpt.adam.step(&mut ckpt.model.params, &grads[0], rate, f64::from(CLIP));
             ckpt.model.clip_output();
         }
@@ -447,7 +467,7 @@ pub fn run(
         (trained, training_secs) = (trained + train.len(), training_secs + secs);
         ckpt.epoch += 1;
         ckpt.train_loss = loss / train.len() as f64;
-        ckpt.val_loss = mean_loss(&ckpt.model, data, val, s.lambda, s.threads);
+        ckpt.val_loss = mean_loss(&ckpt.model, data, val, s.target(), s.threads);
         let _ = writeln!(
             log,
             "epoch {:>3}/{}  train {:.6}  val {:.6}  lr {:.2e}  pos/s {:.0}  elapsed {:.1}s",
@@ -489,14 +509,15 @@ pub struct Comparison {
     pub mean_abs_eval: f64,
 }
 
-/// Compares `model x 400` with `net` (the engine's evaluation) on `indices`.
+/// Compares `model x scale` with `net` (the engine's evaluation) on `indices`.
 pub fn compare(model: &Model, net: &Network, data: &Dataset, indices: &[u32]) -> Comparison {
     let mut scratch = Scratch::new(model.hidden);
     let mut c = Comparison { count: indices.len(), ..Comparison::default() };
     for &i in indices {
         let i = i as usize;
         let features = data.features_of(i);
-        let float = f64::from(model.output(features, data.white_to_move(i), &mut scratch)) * SCORE_SCALE;
+        let float =
+            f64::from(model.output(features, data.white_to_move(i), &mut scratch)) * f64::from(model.scale);
         let turn = if data.white_to_move(i) { shakmaty::Color::White } else { shakmaty::Color::Black };
         let quantised = f64::from(net.evaluate_board(&board_of(features), turn));
         let diff = (quantised - float).abs();

@@ -70,6 +70,31 @@ pub fn fit(points: &[Point], start: Params, steps: usize) -> Params {
     params
 }
 
+/// The mean squared error of `sigmoid(score / scale)` as a prediction of
+/// the results: the training target's score term at that scale.
+pub fn scale_cost(scale: f64, points: &[Point]) -> f64 {
+    let total: f64 =
+        points.iter().map(|p| (backrank_util::sigmoid(p.score / scale) - p.result).powi(2)).sum();
+    total / points.len().max(1) as f64
+}
+
+/// The scale (centipawns) in `[lo, hi]` at which `sigmoid(score / scale)`
+/// predicts the results best, by golden-section search on [`scale_cost`]
+/// (one minimum: the cost is smooth and unimodal in the scale).
+pub fn fit_scale(points: &[Point], lo: f64, hi: f64) -> f64 {
+    let ratio = (5f64.sqrt() - 1.0) / 2.0;
+    let (mut lo, mut hi) = (lo, hi);
+    while hi - lo > 0.5 {
+        let (a, b) = (hi - ratio * (hi - lo), lo + ratio * (hi - lo));
+        if scale_cost(a, points) < scale_cost(b, points) {
+            hi = b;
+        } else {
+            lo = a;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
 /// Every fourth kept position (plenty, and the fit stays quick) of the
 /// game files `data` (comma-separated, `.bin` or `.pgn`: whole games), as
 /// the training filter keeps them (no decided or opening positions).
@@ -109,6 +134,19 @@ pub fn fit_and_report(data: &str, out: &mut impl std::io::Write) -> Result<Param
     let [a0, a1, b0, b1] = params;
     writeln!(out, "cost {:.5}: a0 {a0:.1} a1 {a1:.1} b0 {b0:.1} b1 {b1:.1}", cost(&params, &points))
         .map_err(io)?;
+    let scale = fit_scale(&points, 50.0, 1000.0);
+    writeln!(
+        out,
+        "scale (K of sigmoid(score / K) against the results): {scale:.0}, cost {:.5} (400: {:.5})",
+        scale_cost(scale, &points),
+        scale_cost(400.0, &points)
+    )
+    .map_err(io)?;
+    for (lo, hi) in [(0.0, 26.0), (26.0, 52.0), (52.0, 79.0)] {
+        let band: Vec<Point> = points.iter().filter(|p| (lo..hi).contains(&p.material)).copied().collect();
+        let k = fit_scale(&band, 50.0, 1000.0);
+        writeln!(out, "material {lo:2} to {hi:2}: {} positions, scale {k:.0}", band.len()).map_err(io)?;
+    }
     for material in [16.0, 40.0, 78.0] {
         for score in [0.0, 50.0, 100.0, 200.0, 400.0] {
             let [w, d, l] = wdl(&params, score, material).map(|p| p * 1000.0);
@@ -143,6 +181,24 @@ mod tests {
         assert!(points("positions.txt").unwrap_err().contains("whole games"));
         assert!(points("/no/such/games.bin").is_err());
         assert!(points("").unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_fitted_scale_is_the_one_that_made_the_results() {
+        // Wins and losses drawn from sigmoid(score / 150): the fit finds
+        // about 150, and predicts them better than 400 does.
+        let mut rng = backrank_util::rng::SplitMix(11);
+        let points: Vec<Point> = (0..20_000)
+            .map(|i| {
+                let score = f64::from(i % 1201) - 600.0;
+                let u = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                let result = if u < backrank_util::sigmoid(score / 150.0) { 1.0 } else { 0.0 };
+                Point { score, material: 40.0, result }
+            })
+            .collect();
+        let k = fit_scale(&points, 50.0, 1000.0);
+        assert!((k - 150.0).abs() < 15.0, "{k}");
+        assert!(scale_cost(k, &points) < scale_cost(400.0, &points));
     }
 
     #[test]
