@@ -257,7 +257,10 @@ mod tests {
         mirrored_net.king_mirrored = true;
         let plain = embedded();
         // No castling rights: the mirror image (files a-h swapped) is the
-        // same position for the net, whichever wing each king is on.
+        // same position for the net, whichever wing each king is on. The
+        // plain net must tell at least one pair apart (a nearly symmetric
+        // position may happen to score alike), or the flag proves nothing.
+        let mut plain_differences = 0;
         for fen in [
             "4k3/5pp1/4b3/8/8/4B3/5PPP/6K1 b - - 0 1",
             "2kr3r/ppp2ppp/2n5/3q4/3P4/2P2N2/PP3PPP/R2Q1RK1 w - - 0 1",
@@ -268,12 +271,11 @@ mod tests {
             flipped.flip_horizontal();
             let eval = |net: &Network, board: &Board| net.evaluate_board(board, pos.turn());
             assert_eq!(eval(&mirrored_net, pos.board()), eval(&mirrored_net, &flipped), "{fen}");
-            assert_ne!(
-                eval(&plain, pos.board()),
-                eval(&plain, &flipped),
-                "{fen}: the plain net sees a difference"
-            );
+            if eval(&plain, pos.board()) != eval(&plain, &flipped) {
+                plain_differences += 1;
+            }
         }
+        assert!(plain_differences >= 2, "the plain net sees only {plain_differences} differences");
     }
 
     #[test]
