@@ -259,10 +259,10 @@ mod tests {
         assert_eq!(wdl(-MATE + 5, &pos), [0, 0, 1000]);
         assert_eq!(wdl(TB_WIN - 1, &pos), [1000, 0, 0]);
         // By hand from the fitted model, 78 pawns of material: m = 78/58,
-        // a = 384.1 - 222.1 m = 85.43, b = 167.1 - 47.5 m = 103.22;
-        // win = 1/(1 + e^((a - 35)/b)) = 0.380, loss = 1/(1 + e^((a + 35)/b)) = 0.237.
-        assert_eq!(wdl(35, &pos), [380, 383, 237]);
+        // a = 334.4 - 203.0 m = 61.40, b = 94.5 + 13.7 m = 112.92;
+        // win = 1/(1 + e^((a - 35)/b)) = 0.442, loss = 1/(1 + e^((a + 35)/b)) = 0.299.
+        assert_eq!(wdl(35, &pos), [442, 259, 299]);
         // The other side's view mirrors it.
-        assert_eq!(wdl(-35, &pos), [237, 383, 380]);
+        assert_eq!(wdl(-35, &pos), [299, 259, 442]);
     }
 }
