@@ -18,7 +18,7 @@ TAG = re.compile(r'^\[(\w+) "(.*)"\]')
 
 
 def games(path):
-    """Yields (white, black, [seconds a ply]) for each game in `path`."""
+    """Yields (tags, [seconds a ply]) for each game in `path`."""
     tags, moves = {}, []
     with open(path, encoding="utf-8") as pgn:
         for line in pgn:
@@ -43,8 +43,10 @@ def main():
     spent = {}
     for path in args.pgn:
         for tags, plies in games(path):
+            # A start with Black to move gives Black the first %emt.
+            black_first = tags.get("FEN", "").split(" ")[1:2] == ["b"]
             for side, player in enumerate((tags.get("White", "?"), tags.get("Black", "?"))):
-                own = plies[side::2][: args.moves]
+                own = plies[side ^ black_first :: 2][: args.moves]
                 spent.setdefault(player, []).extend(own)
     if not spent:
         sys.exit("no %emt comments found")
