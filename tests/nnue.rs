@@ -21,7 +21,8 @@ fn temp_file(dir: &ScratchDir, name: &str, bytes: &[u8]) -> String {
     path.to_string_lossy().into_owned()
 }
 
-const EMBEDDED: &[u8] = include_bytes!("../nets/default.nnue");
+/// The net this build embeds (`nets/default.nnue` or its `EVALFILE`).
+const EMBEDDED: &[u8] = backrank_eval::nnue::embedded_file();
 
 /// A Chess960 middlegame.
 const FRC_MIDDLEGAME: &str = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9";
@@ -182,9 +183,10 @@ fn broken_nets_are_refused_with_their_reason_and_the_last_net_stays() {
     // One feature weight's bit flipped, the checksum left as it was.
     let mut damaged = EMBEDDED.to_vec();
     damaged[5000] ^= 0x10;
+    let other_width = format!("hidden size 64, this build evaluates {}", backrank_eval::nnue::HIDDEN);
     let cases: [(&str, Vec<u8>, &str); 7] = [
         ("hidden-header.nnue", with_header_word(2, 64), "wrong length for hidden size 64"),
-        ("hidden-64.nnue", small.to_bytes(), "hidden size 64, this build evaluates 128"),
+        ("hidden-64.nnue", small.to_bytes(), &other_width),
         ("qa.nnue", with_header_word(4, 127), "QA 127"),
         ("qb.nnue", with_header_word(5, 0), "QB 0"),
         ("version.nnue", with_header_word(0, 9), "version 9"),

@@ -37,8 +37,8 @@ use shakmaty::{Board, Color, Piece, Square};
 pub use accumulator::{Accumulator, AccumulatorStack};
 pub use format::{INPUTS, KING_MIRRORED, QA, QB, QuantisedNet, output_bucket};
 
-/// The accumulator width of each perspective in this build.
-pub const HIDDEN: usize = 128;
+// `HIDDEN`, the embedded net's width (written by `build.rs`).
+include!(concat!(env!("OUT_DIR"), "/hidden.rs"));
 
 /// The input index of `piece` on `square` seen from `perspective`.
 pub fn feature(perspective: Color, piece: Piece, square: Square) -> usize {
@@ -83,6 +83,12 @@ static EMBEDDED_NET: Lazy<Arc<Network>> =
 /// The network compiled into the binary (`EvalFile` can load another).
 pub fn embedded() -> Arc<Network> {
     Arc::clone(&EMBEDDED_NET)
+}
+
+/// The embedded network's file, byte for byte (`nets/default.nnue` or the
+/// build's `EVALFILE`).
+pub const fn embedded_file() -> &'static [u8] {
+    EMBEDDED
 }
 
 impl Network {
@@ -168,11 +174,12 @@ impl Network {
     /// bucket ([`Network::bucket`]).
     pub fn output(&self, us: &[i16; HIDDEN], them: &[i16; HIDDEN], bucket: usize) -> i32 {
         let [w_us, w_them] = &self.output_weights[bucket].0;
+        // In i64: up to 2 x HIDDEN x QA^2 x 128, past i32 at any HIDDEN over 128.
         let sum = simd::screlu_dot(us, w_us) + simd::screlu_dot(them, w_them);
         // `sum` is in units of QA^2 QB; one QA goes, the bias joins, then
         // to centipawns.
-        let out = sum / QA + self.output_bias[bucket];
-        (i64::from(out) * i64::from(self.scale) / (i64::from(QA) * i64::from(self.qb))) as i32
+        let out = sum / i64::from(QA) + i64::from(self.output_bias[bucket]);
+        (out * i64::from(self.scale) / (i64::from(QA) * i64::from(self.qb))) as i32
     }
 
     /// The evaluation of `board` with `turn` to move, from scratch.

@@ -22,8 +22,10 @@ pub fn sub(acc: &mut [i16; HIDDEN], row: &[i16; HIDDEN]) {
 }
 
 /// `sum over i of clamp(acc[i], 0, QA)^2 * weights[i]`, in units of QA^2 QB.
+/// Each term is at most QA^2 x 128 (about 2^23), so the sum needs more than
+/// 32 bits from HIDDEN 258 on: it is returned in 64.
 #[inline]
-pub fn screlu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i32 {
+pub fn screlu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
     #[cfg(target_feature = "avx2")]
     {
         // Safety: this branch is compiled only when the build targets AVX2,
@@ -38,21 +40,24 @@ pub fn screlu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i32 {
 
 /// The portable output layer (also the reference the AVX2 one is tested against).
 #[cfg_attr(target_feature = "avx2", allow(dead_code))]
-pub fn screlu_dot_portable(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i32 {
+pub fn screlu_dot_portable(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
     acc.iter()
         .zip(weights)
         .map(|(&a, &w)| {
             let v = i32::from(a).clamp(0, QA);
-            v * v * i32::from(w)
+            i64::from(v * v * i32::from(w))
         })
         .sum()
 }
 
 /// The AVX2 output layer: `(v * w)` fits 16 bits (v <= QA, |w| <= 128, as
-/// `Network::from_bytes` checks), so `madd(v * w, v)` sums pairs into 32 bits.
+/// `Network::from_bytes` checks), so `madd(v * w, v)` sums pairs into 32-bit
+/// lanes. Each lane gathers HIDDEN / 8 terms of at most 2^23, which fits up
+/// to HIDDEN 2048 (`build.rs` allows 1024); the eight lanes are added in 64
+/// bits.
 #[cfg(target_feature = "avx2")]
 #[target_feature(enable = "avx2")]
-unsafe fn screlu_dot_avx2(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i32 {
+unsafe fn screlu_dot_avx2(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
     use std::arch::x86_64::*;
     const LANES: usize = 16;
     let zero = _mm256_setzero_si256();
@@ -71,11 +76,13 @@ unsafe fn screlu_dot_avx2(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i32 {
         let vw = _mm256_mullo_epi16(v, w);
         sum = _mm256_add_epi32(sum, _mm256_madd_epi16(vw, v));
     }
-    let high = _mm256_extracti128_si256(sum, 1);
-    let four = _mm_add_epi32(_mm256_castsi256_si128(sum), high);
-    let two = _mm_add_epi32(four, _mm_shuffle_epi32(four, 0b01_00_11_10));
-    let one = _mm_add_epi32(two, _mm_shuffle_epi32(two, 0b10_11_00_01));
-    _mm_cvtsi128_si32(one)
+    let wide = _mm256_add_epi64(
+        _mm256_cvtepi32_epi64(_mm256_castsi256_si128(sum)),
+        _mm256_cvtepi32_epi64(_mm256_extracti128_si256(sum, 1)),
+    );
+    let two = _mm_add_epi64(_mm256_castsi256_si128(wide), _mm256_extracti128_si256(wide, 1));
+    let one = _mm_add_epi64(two, _mm_unpackhi_epi64(two, two));
+    _mm_cvtsi128_si64(one)
 }
 
 const _: () = assert!(HIDDEN.is_multiple_of(16), "the SIMD loops take 16 lanes at a time");
@@ -88,14 +95,21 @@ mod tests {
     fn the_output_layer_matches_the_portable_loop() {
         let acc: [i16; HIDDEN] = std::array::from_fn(|i| ((i * 37) % 400) as i16 - 100);
         let weights: [i16; HIDDEN] = std::array::from_fn(|i| ((i * 53) % 255) as i16 - 127);
-        let expected: i32 = (0..HIDDEN)
+        let expected: i64 = (0..HIDDEN)
             .map(|i| {
-                let v = i32::from(acc[i]).clamp(0, QA);
-                v * v * i32::from(weights[i])
+                let v = i64::from(acc[i]).clamp(0, i64::from(QA));
+                v * v * i64::from(weights[i])
             })
             .sum();
         assert_eq!(screlu_dot_portable(&acc, &weights), expected);
         assert_eq!(screlu_dot(&acc, &weights), expected);
+        // The extremes: every activation at QA and every weight at +-128
+        // (a sum past i32 in builds wider than 256).
+        for w in [128i16, -128] {
+            let top = i64::from(QA) * i64::from(QA) * i64::from(w) * HIDDEN as i64;
+            assert_eq!(screlu_dot(&[QA as i16; HIDDEN], &[w; HIDDEN]), top);
+            assert_eq!(screlu_dot_portable(&[QA as i16; HIDDEN], &[w; HIDDEN]), top);
+        }
         let mut x = acc;
         add(&mut x, &weights);
         sub(&mut x, &weights);
