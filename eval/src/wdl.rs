@@ -38,13 +38,14 @@ pub fn chances(params: &WdlParams, score: f64, material: f64) -> [f64; 3] {
 }
 
 /// The parameters `[a0, a1, b0, b1]` that `backrank-train wdl` fitted to the
-/// shipped net's own self-play: every fourth kept position (259,449) of
-/// gen5's first 12,608 `backrank datagen` games at 5000 nodes a move with
-/// net v2k (mean log-loss 0.730 -> 0.566). Earlier fits: v1a and v1d
-/// `[384.1, -222.1, 167.1, -47.5]`, the hand-crafted evaluation
-/// `[317.3, -185.2, 131.7, -13.9]`. v2k was trained at a steeper scale,
-/// so its scores are smaller and mean more.
-pub const FITTED: WdlParams = [334.4, -203.0, 94.5, 13.7];
+/// shipped net's own self-play: every fourth kept position (442,085) of
+/// gen6's first 21,568 `backrank datagen` games at 5000 nodes a move with
+/// net v2l (mean log-loss 0.711 -> 0.555). Earlier fits: v2k
+/// `[334.4, -203.0, 94.5, 13.7]`, v1a and v1d `[384.1, -222.1, 167.1,
+/// -47.5]`, the hand-crafted evaluation `[317.3, -185.2, 131.7, -13.9]`.
+/// v2k and v2l were trained at a steeper scale than v1d, so their scores
+/// are smaller and mean more.
+pub const FITTED: WdlParams = [326.5, -198.0, 87.0, 18.5];
 
 /// Win, draw and loss chances in per mille (adding up to 1000) of an
 /// undecided `score` (centipawns, side to move) in `pos`, by [`FITTED`].
