@@ -259,10 +259,10 @@ mod tests {
         assert_eq!(wdl(-MATE + 5, &pos), [0, 0, 1000]);
         assert_eq!(wdl(TB_WIN - 1, &pos), [1000, 0, 0]);
         // By hand from the fitted model, 78 pawns of material: m = 78/58,
-        // a = 334.4 - 203.0 m = 61.40, b = 94.5 + 13.7 m = 112.92;
-        // win = 1/(1 + e^((a - 35)/b)) = 0.442, loss = 1/(1 + e^((a + 35)/b)) = 0.299.
-        assert_eq!(wdl(35, &pos), [442, 259, 299]);
+        // a = 326.5 - 198.0 m = 60.22, b = 87.0 + 18.5 m = 111.88;
+        // win = 1/(1 + e^((a - 35)/b)) = 0.444, loss = 1/(1 + e^((a + 35)/b)) = 0.299.
+        assert_eq!(wdl(35, &pos), [444, 257, 299]);
         // The other side's view mirrors it.
-        assert_eq!(wdl(-35, &pos), [299, 259, 442]);
+        assert_eq!(wdl(-35, &pos), [299, 257, 444]);
     }
 }
