@@ -30,8 +30,8 @@ fn main() {
         .get(HIDDEN_OFFSET..HIDDEN_OFFSET + 4)
         .unwrap_or_else(|| panic!("{}: too short for a network file", net.display()));
     let hidden = u32::from_le_bytes(word.try_into().expect("four bytes"));
-    // The SIMD loops take 16 lanes at a time; the output layer's i32 dot
-    // products are sized up to 1024 (see `simd::screlu_dot`).
+    // The SIMD loops take 16 lanes at a time, and the output layer's 32-bit
+    // lanes hold sums up to HIDDEN 2048 (see `simd::screlu_dot_avx2`).
     if hidden == 0 || !hidden.is_multiple_of(16) || hidden > 1024 {
         panic!("{}: hidden size {hidden} is not a multiple of 16 from 16 to 1024", net.display());
     }

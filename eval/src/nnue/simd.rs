@@ -22,8 +22,8 @@ pub fn sub(acc: &mut [i16; HIDDEN], row: &[i16; HIDDEN]) {
 }
 
 /// `sum over i of clamp(acc[i], 0, QA)^2 * weights[i]`, in units of QA^2 QB.
-/// Each term is at most QA^2 x 128 (about 2^23), so the sum needs more than
-/// 32 bits from HIDDEN 258 on: it is returned in 64.
+/// Each term is at most QA^2 x 128 (about 2^23), so the sum can pass 32
+/// bits in any build wider than 256: it is returned in 64.
 #[inline]
 pub fn screlu_dot(acc: &[i16; HIDDEN], weights: &[i16; HIDDEN]) -> i64 {
     #[cfg(target_feature = "avx2")]
