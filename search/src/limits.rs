@@ -69,7 +69,7 @@ impl TimeManager {
         }
         let overhead = move_overhead_ms as i64;
         // A fixed time per move: the GUI gave it, so use it. No soft
-        // target (whose "no new iteration past 60%" rule is for clocks,
+        // target (whose "no new iteration past 75%" rule is for clocks,
         // where time saved now is time to spend later); the hard limit ends
         // the search, the last completed iteration answers.
         if let Some(movetime) = limits.movetime_ms {
@@ -167,45 +167,45 @@ mod tests {
     }
 
     /// Budgets worked out by hand from the documented rules (a 10 ms
-    /// overhead kept back; 25 moves to go in sudden death; 75% of the
+    /// overhead kept back; 20 moves to go in sudden death; 75% of the
     /// increment once the clock holds 200 ms, less in proportion below; soft at most 25% of the clock, hard three softs but at most
     /// 33%; on the last move before the control 50% and 70%), integer
     /// milliseconds rounded down at each step.
     #[test]
     fn hand_worked_budgets() {
-        // 60+0: 59_990 / 25 = 2399 (25% would be 14_997); hard 3 x 2399 =
-        // 7197 (33% would be 19_796).
-        assert_eq!(budget(60_000, 0, None), (2399, 7197));
+        // 60+0: 59_990 / 20 = 2999 (25% would be 14_997); hard 3 x 2999 =
+        // 8997 (33% would be 19_796).
+        assert_eq!(budget(60_000, 0, None), (2999, 8997));
         // 10+0.1: the clock holds the 200 ms reserve, so the increment
-        // counts whole: 9990 / 25 = 399, + 75 = 474; hard 3 x 474 = 1422.
-        assert_eq!(budget(10_000, 100, None), (474, 1422));
-        // 10+3: 399 + 2250 = 2649, capped at 25% of the clock (2497) soft
+        // counts whole: 9990 / 20 = 499, + 75 = 574; hard 3 x 574 = 1722.
+        assert_eq!(budget(10_000, 100, None), (574, 1722));
+        // 10+3: 499 + 2250 = 2749, capped at 25% of the clock (2497) soft
         // and 33% (3296) hard. (Counted in increments, the reserve was 60 s
         // and the share 374 ms: 773 soft.)
         assert_eq!(budget(10_000, 3_000, None), (2497, 3296));
-        // 120+2: 119_990 / 25 = 4799, + 1500 = 6299; hard 3 x 6299 = 18_897.
-        assert_eq!(budget(120_000, 2_000, None), (6299, 18_897));
-        // 1+0.01: 990 / 25 = 39, + 75% of 10 = 7 (rounded down): 46; hard 138.
-        assert_eq!(budget(1_000, 10, None), (46, 138));
+        // 120+2: 119_990 / 20 = 5999, + 1500 = 7499; hard 3 x 7499 = 22_497.
+        assert_eq!(budget(120_000, 2_000, None), (7499, 22_497));
+        // 1+0.01: 990 / 20 = 49, + 75% of 10 = 7 (rounded down): 56; hard 168.
+        assert_eq!(budget(1_000, 10, None), (56, 168));
         // 0.15+0.01: 140 ms left is short of the 200 ms reserve, so
-        // 7 x 140 / 200 = 4 of the increment: 140 / 25 = 5, + 4 = 9;
-        // hard 27 (33% would be 46).
-        assert_eq!(budget(150, 10, None), (9, 27));
+        // 7 x 140 / 200 = 4 of the increment: 140 / 20 = 7, + 4 = 11;
+        // hard 33 (33% would be 46).
+        assert_eq!(budget(150, 10, None), (11, 33));
         // 4 s for 40 moves: 3990 / 40 = 99; hard 297.
         assert_eq!(budget(4_000, 0, Some(40)), (99, 297));
         // The last move before the control, 500 ms: all 490 ms would be
         // the share, capped at 50% (245) soft and 70% (343) hard.
         assert_eq!(budget(500, 0, Some(1)), (245, 343));
-        // 50 ms: 40 / 25 = 1; hard 3 (33% would be 13).
-        assert_eq!(budget(50, 0, None), (1, 3));
+        // 50 ms: 40 / 20 = 2; hard 6 (33% would be 13).
+        assert_eq!(budget(50, 0, None), (2, 6));
     }
 
     #[test]
     fn a_low_clock_climbs_back_from_the_increment() {
         // The worst case at 1+0.01: every search runs to its hard limit.
         // Below the reserve (L = clock - overhead under 200 ms) the hard
-        // limit is 3 x (L/25 + 7 L/200) = 0.225 L, so the clock settles
-        // where 0.225 L is the 10 ms increment: L = 44, a clock of 54 ms
+        // limit is 3 x (L/20 + 7 L/200) = 0.255 L, so the clock settles
+        // where 0.255 L is the 10 ms increment: L = 39, a clock of 49 ms
         // (rounding down each term leaves it a little higher). It must
         // never run out, and stay above 40 ms.
         let (mut time, inc) = (1_000i64, 10);
