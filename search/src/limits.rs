@@ -69,7 +69,7 @@ impl TimeManager {
         }
         let overhead = move_overhead_ms as i64;
         // A fixed time per move: the GUI gave it, so use it. No soft
-        // target (whose "no new iteration past 75%" rule is for clocks,
+        // target (whose `NEW_ITERATION_PCT` rule is for clocks,
         // where time saved now is time to spend later); the hard limit ends
         // the search, the last completed iteration answers.
         if let Some(movetime) = limits.movetime_ms {
