@@ -75,6 +75,7 @@ pub fn info_lines(report: &Report, chess960: bool, wdl_root: Option<&Chess>) -> 
 /// Prints one event of a running search (on the search thread).
 fn report(event: Event, chess960: bool, wdl_root: Option<&Chess>) {
     match event {
+        Event::Warning(text) => say(text),
         Event::Iteration(report) => {
             info_lines(report, chess960, wdl_root).iter().for_each(|info| send(&info.to_string()));
         }
@@ -192,12 +193,9 @@ impl Controller {
             return;
         }
         let wdl_root = self.engine.settings().show_wdl.then(|| self.engine.position().clone());
-        match self.engine.go(&go, move |event| report(event, chess960, wdl_root.as_ref())) {
-            Ok(warnings) => warnings.into_iter().for_each(say),
-            Err(e) => {
-                say(e);
-                send(&BestMove::default().to_string());
-            }
+        if let Err(e) = self.engine.go(&go, move |event| report(event, chess960, wdl_root.as_ref())) {
+            say(e);
+            send(&BestMove::default().to_string());
         }
     }
 

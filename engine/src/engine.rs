@@ -45,6 +45,9 @@ pub struct Settings {
 
 /// What a running `go` reports, on the search thread.
 pub enum Event<'a> {
+    /// Something wrong with the `go` command (a `searchmoves` move that is
+    /// not legal here), reported before the search starts.
+    Warning(&'a str),
     /// A completed iteration.
     Iteration(&'a Report),
     /// The main thread starts on root move `number` (1-based) at `depth`.
@@ -284,17 +287,19 @@ impl Engine {
     }
 
     /// `go`: searches on the search thread, reporting to `on_event`; a
-    /// running search is stopped first. Returns what was wrong with the
-    /// limits ([`Engine::limits_of`]), or an error if the search thread is
-    /// gone (then nothing is reported).
+    /// running search is stopped first. What was wrong with the limits
+    /// ([`Engine::limits_of`]) is reported first, as [`Event::Warning`]s,
+    /// so that it comes before the search's own reports. Fails if the
+    /// search thread is gone (then no search is reported).
     pub fn go(
         &mut self,
         go: &GoLimits,
         on_event: impl Fn(Event) + Send + Sync + 'static,
-    ) -> Result<Vec<String>, String> {
+    ) -> Result<(), String> {
         self.wait();
         let root = self.game.current().clone();
         let (limits, warnings) = self.limits_of(go);
+        warnings.iter().for_each(|warning| on_event(Event::Warning(warning)));
         let game_keys = position_keys(self.game.history());
         let signals = Arc::clone(&self.signals);
         // Reset before the job starts: a `stop` right after `go` must not be lost.
@@ -328,7 +333,7 @@ impl Engine {
             answered.store(true, Ordering::SeqCst);
             on_event(Event::Done(&result));
         });
-        if self.searcher.run(job) { Ok(warnings) } else { Err("the search thread is gone".into()) }
+        if self.searcher.run(job) { Ok(()) } else { Err("the search thread is gone".into()) }
     }
 
     /// `stop`: the running search ends and answers.
