@@ -72,7 +72,7 @@ pub fn info_lines(report: &Report, chess960: bool, wdl_root: Option<&Chess>) -> 
         .collect()
 }
 
-/// Prints one event of a running search (on the search thread).
+/// Prints one event of a `go` (see [`Event`] for the thread it comes on).
 fn report(event: Event, chess960: bool, wdl_root: Option<&Chess>) {
     match event {
         Event::Warning(text) => say(text),

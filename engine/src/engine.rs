@@ -43,7 +43,8 @@ pub struct Settings {
     pub strength: Strength,
 }
 
-/// What a running `go` reports, on the search thread.
+/// What a `go` reports: its warnings on the caller's thread before the
+/// search starts, the rest on the search thread.
 pub enum Event<'a> {
     /// Something wrong with the `go` command (a `searchmoves` move that is
     /// not legal here), reported before the search starts.
