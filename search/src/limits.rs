@@ -180,8 +180,8 @@ mod tests {
         // counts whole: 9990 / 20 = 499, + 75 = 574; hard 3 x 574 = 1722.
         assert_eq!(budget(10_000, 100, None), (574, 1722));
         // 10+3: 499 + 2250 = 2749, capped at 25% of the clock (2497) soft
-        // and 33% (3296) hard. (Counted in increments, the reserve was 60 s
-        // and the share 374 ms: 773 soft.)
+        // and 33% (3296) hard. (Counted in increments, as before ca1d7dc,
+        // the reserve would be 60 s and the share 374 ms: 873 soft.)
         assert_eq!(budget(10_000, 3_000, None), (2497, 3296));
         // 120+2: 119_990 / 20 = 5999, + 1500 = 7499; hard 3 x 7499 = 22_497.
         assert_eq!(budget(120_000, 2_000, None), (7499, 22_497));
