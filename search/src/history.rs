@@ -2,8 +2,9 @@
 //! - killer moves per ply (quiet moves that cut at that ply);
 //! - countermoves (the quiet reply that refuted a given piece-to-square move);
 //! - butterfly history of quiet moves (side, from, to);
-//! - continuation history of quiet moves (piece and square of the move one
-//!   and two plies back, then piece and square of this move);
+//! - continuation history of quiet moves (piece and square of the move one,
+//!   two and four plies back, then piece and square of this move; one
+//!   table for the three);
 //! - capture history (piece, target square, captured role);
 //! - the static evaluation's correction histories ([`crate::correction`]).
 //!
@@ -33,9 +34,9 @@ pub struct Line {
     pub side: Color,
     /// Distance from the root.
     pub ply: usize,
-    /// [`piece_to`] of the move one and two plies back (`None` at the root
-    /// or after a null move).
-    pub previous: [Option<usize>; 2],
+    /// [`piece_to`] of the move one, two and four plies back (`None`
+    /// before the root or for a null move).
+    pub previous: [Option<usize>; 3],
 }
 
 /// The history bonus (and, negated, the malus) for a cut at `depth`: a
@@ -103,8 +104,10 @@ impl Histories {
         line.previous[0].and_then(|previous| self.countermoves[previous])
     }
 
-    /// The ordering score of quiet move `m`: butterfly plus both
-    /// continuation histories.
+    /// The ordering score of quiet move `m`: butterfly plus the
+    /// continuation histories. The ply-four entry was measured together
+    /// with double extensions (see `Worker::singular`): +51.8 +/- 23.4,
+    /// net v2p, 4+0.04, SPRT [0, 10], H1 after 304 games.
     pub fn quiet(&self, line: &Line, m: Move) -> i32 {
         let (from, to) = from_to(m);
         let current = piece_to(line.side, m);
@@ -166,7 +169,7 @@ mod tests {
     fn gravity_bounds_history() {
         let mut h = Histories::default();
         let m = knight_move(Square::G1, Square::F3);
-        let line = Line { side: Color::White, ply: 3, previous: [None, None] };
+        let line = Line { side: Color::White, ply: 3, previous: [None; 3] };
         for _ in 0..1000 {
             h.update_quiet(&line, m, bonus(40));
         }
@@ -183,7 +186,7 @@ mod tests {
         let mut h = Histories::default();
         let theirs = knight_move(Square::G8, Square::F6);
         let previous = piece_to(Color::Black, theirs);
-        let line = Line { side: Color::White, ply: 1, previous: [Some(previous), None] };
+        let line = Line { side: Color::White, ply: 1, previous: [Some(previous), None, None] };
         let reply = knight_move(Square::B1, Square::C3);
         h.update_quiet(&line, reply, 500);
         h.remember_refutation(&line, reply);
@@ -191,7 +194,7 @@ mod tests {
         // Butterfly and continuation both learned.
         assert!(h.quiet(&line, reply) > 900);
         // After another previous move only the butterfly part is left.
-        let other = Line { previous: [Some(previous + 1), None], ..line };
+        let other = Line { previous: [Some(previous + 1), None, None], ..line };
         assert!(h.quiet(&other, reply) < 600);
         assert_eq!(h.countermove(&other), None);
     }

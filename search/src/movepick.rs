@@ -233,7 +233,7 @@ mod tests {
     use backrank_util::position;
 
     fn picked(pos: &Chess, tt_move: u16, histories: &Histories) -> Vec<Move> {
-        let line = Line { side: pos.turn(), ply: 0, previous: [None, None] };
+        let line = Line { side: pos.turn(), ply: 0, previous: [None; 3] };
         let mut moves = pos.legal_moves();
         let mut picker = MovePicker::new(pos, &mut moves, tt_move, line);
         std::iter::from_fn(|| picker.next(histories)).collect()
@@ -263,7 +263,7 @@ mod tests {
         let mut histories = Histories::default();
         let moves = pos.legal_moves();
         let find = |text: &str| *moves.iter().find(|m| m.to_string() == text).unwrap();
-        let line = Line { side: pos.turn(), ply: 0, previous: [None, None] };
+        let line = Line { side: pos.turn(), ply: 0, previous: [None; 3] };
         histories.remember_refutation(&line, find("Nb1-c3"));
         histories.update_quiet(&line, find("g2-g3"), 500);
         histories.update_quiet(&line, find("h2-h3"), -500);

@@ -17,7 +17,8 @@ use crate::correction::CorrectionKeys;
 use crate::history::{Line, bonus, piece_to};
 use crate::movepick::{MovePicker, is_noisy};
 use crate::params::{
-    EXTENSION_MAX_PLY, IIR_MIN_DEPTH, SE_MARGIN, SE_MIN_DEPTH, SE_TT_DEPTH_MARGIN, TB_DEPTH_BONUS,
+    EXTENSION_MAX_PLY, IIR_MIN_DEPTH, SE_DOUBLE_MARGIN, SE_DOUBLE_MAX, SE_MARGIN, SE_MIN_DEPTH,
+    SE_TT_DEPTH_MARGIN, TB_DEPTH_BONUS,
 };
 use crate::position::{is_insufficient_material, key_after, key_of};
 use crate::pruning::MoveFate;
@@ -221,8 +222,9 @@ impl Worker {
             // others beat beta, the node cuts at once; when only the table
             // move is expected to, it is searched a ply shallower.
             if !root && excluded.is_none() && is_packed(m, tt_move) && ply < EXTENSION_MAX_PLY {
-                match self.singular(shared, node, depth, beta, tt_hit, m) {
+                match self.singular(shared, node, depth, beta, tt_hit, m, pv_node) {
                     Singular::Extend => extension = 1,
+                    Singular::ExtendTwice => extension = 2,
                     Singular::MultiCut(score) => return score,
                     Singular::Reduce => extension = -1,
                     Singular::No => {}
@@ -232,7 +234,10 @@ impl Worker {
 
             let child_node = Node { pos: &child, key: child_key, ply: ply + 1 };
             self.keys.push(child_key);
-            self.stack[ply + 1] = PlyState::reached_by(Some(piece_to(side, m)), false);
+            self.stack[ply + 1] = PlyState {
+                double_extensions: self.stack[ply].double_extensions + i32::from(extension >= 2),
+                ..PlyState::reached_by(Some(piece_to(side, m)), false)
+            };
             let nodes_before = self.nodes;
             if root && self.id == 0 {
                 shared.report_current_move(m, index as u32 + 1, depth);
@@ -416,6 +421,7 @@ impl Worker {
 
     /// The singular-extension test of the table move `m` (see singular
     /// extensions in `negamax`).
+    #[allow(clippy::too_many_arguments)]
     fn singular(
         &mut self,
         shared: &Shared,
@@ -424,6 +430,7 @@ impl Worker {
         beta: i32,
         tt_hit: Option<TtEntry>,
         m: Move,
+        pv_node: bool,
     ) -> Singular {
         let Some(hit) = tt_hit else { return Singular::No };
         if depth < SE_MIN_DEPTH.get()
@@ -438,7 +445,16 @@ impl Worker {
         let score = self.negamax(shared, node, (depth - 1) / 2, singular_beta - 1, singular_beta);
         self.stack[node.ply].excluded = None;
         if score < singular_beta {
-            Singular::Extend
+            // Double extensions: off the PV, a table move that every other
+            // move trails by far more than the margin is searched two plies
+            // deeper, a bounded number of times on a line (so that the
+            // tree stays finite and PV lines keep their length). Measured
+            // together with the continuation history four plies back (see
+            // `crate::history`): +51.8 +/- 23.4, net v2p, 4+0.04, SPRT
+            // [0, 10], H1 after 304 games.
+            let far_below = score < singular_beta - SE_DOUBLE_MARGIN.get();
+            let room = self.stack[node.ply].double_extensions < SE_DOUBLE_MAX.get();
+            if !pv_node && far_below && room { Singular::ExtendTwice } else { Singular::Extend }
         } else if singular_beta >= beta {
             Singular::MultiCut(singular_beta)
         } else if hit.score >= beta {
@@ -537,6 +553,8 @@ enum TablebaseResult {
 enum Singular {
     /// The table move alone holds the node: extend it.
     Extend,
+    /// ...by far: extend it twice.
+    ExtendTwice,
     /// Other moves beat beta too: the node fails high with this score.
     MultiCut(i32),
     /// The table move is not singular but should cut: reduce it.

@@ -121,6 +121,10 @@ tunables! {
     SE_MIN_DEPTH = 7, 4..=12;
     SE_TT_DEPTH_MARGIN = 3, 1..=6;
     SE_MARGIN = 2, 1..=6;
+    /// Double extensions: how far below the singular bound the other moves
+    /// must stay, and how many a line may have.
+    SE_DOUBLE_MARGIN = 20, 0..=80;
+    SE_DOUBLE_MAX = 6, 0..=16;
     /// Internal iterative reduction: least depth.
     IIR_MIN_DEPTH = 4, 2..=8;
     /// SEE pruning: deepest node; a quiet move may lose this much per ply of

@@ -103,7 +103,10 @@ impl Worker {
             + depth / NMP_DEPTH_DIVISOR.get()
             + ((static_eval - beta) / NMP_EVAL_DIVISOR.get()).min(NMP_EVAL_MAX_REDUCTION.get());
         self.keys.push(child_key);
-        self.stack[ply + 1] = PlyState::reached_by(None, true);
+        self.stack[ply + 1] = PlyState {
+            double_extensions: self.stack[ply].double_extensions,
+            ..PlyState::reached_by(None, true)
+        };
         let child_node = Node { pos: &child, key: child_key, ply: ply + 1 };
         let score = -self.negamax(shared, child_node, depth - 1 - reduction, -beta, -beta + 1);
         self.keys.pop();

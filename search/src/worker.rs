@@ -170,6 +170,8 @@ pub(crate) struct PlyState {
     pub static_eval: i32,
     /// The move a singular-extension search leaves out at this ply.
     pub excluded: Option<Move>,
+    /// Double extensions on the line from the root to this ply.
+    pub double_extensions: i32,
 }
 
 /// No static evaluation (the side to move was in check).
@@ -178,7 +180,7 @@ pub(crate) const EVAL_NONE: i32 = i32::MIN;
 impl PlyState {
     /// A ply reached by `moved` (`None` for the root or a null move).
     pub(crate) const fn reached_by(moved: Option<usize>, null: bool) -> PlyState {
-        PlyState { moved, null, static_eval: EVAL_NONE, excluded: None }
+        PlyState { moved, null, static_eval: EVAL_NONE, excluded: None, double_extensions: 0 }
     }
 }
 
@@ -209,8 +211,8 @@ impl Worker {
 
     /// The line to the node at `ply`, for move ordering.
     pub(crate) fn line(&self, side: shakmaty::Color, ply: usize) -> Line {
-        let back_two = if ply >= 1 { self.stack[ply - 1].moved } else { None };
-        Line { side, ply, previous: [self.stack[ply].moved, back_two] }
+        let back = |plies: usize| if ply + 1 >= plies { self.stack[ply + 1 - plies].moved } else { None };
+        Line { side, ply, previous: [back(1), back(2), back(4)] }
     }
 
     /// Counts a node; the main thread also looks at the clock and the node
