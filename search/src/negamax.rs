@@ -553,7 +553,7 @@ enum TablebaseResult {
 enum Singular {
     /// The table move alone holds the node: extend it.
     Extend,
-    /// ...by far: extend it twice.
+    /// The table move holds a non-PV node by far: extend it two plies.
     ExtendTwice,
     /// Other moves beat beta too: the node fails high with this score.
     MultiCut(i32),
