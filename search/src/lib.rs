@@ -5,26 +5,26 @@
 //! The crate never prints: [`Search::go`] reports through a callback and
 //! returns a [`SearchResult`]; the engine formats both for the GUI.
 //!
-//! Layout, one concept a file:
-//! * [`limits`]: search limits and the time manager (and its scaling by
-//!   best-move stability, score drop and node share);
-//! * [`tt`]: the transposition table, in memory from `zeroed` (zero pages
-//!   taken lazily from the OS);
-//! * `history`: killers and history heuristics;
-//! * `movegen`: the captures and promotions quiescence searches, generated
-//!   directly;
-//! * `movepick`: move ordering;
-//! * `negamax`: alpha-beta (principal variation search);
-//! * `pruning`: node and move pruning, late move reductions;
-//! * `quiescence`: the captures-only search at the leaves;
-//! * `worker`: one thread's state and its iterative deepening;
-//! * `pool`: the front door, and the vote on the move to play;
-//! * `threads`: the persistent helper threads;
-//! * `position`: hash keys, the null move, material tests;
-//! * [`params`]: every tunable number;
-//! * [`score`]: score and mate conventions;
-//! * `see`: static exchange evaluation;
-//! * [`tablebase`]: Syzygy probes at the root and in the tree.
+//! Layout, one concept a file. The files form a line, each importing only
+//! from those before it (`tests/layering.rs` checks that no import circle
+//! comes back):
+//! * leaves: [`score`], [`params`] (the tunables), `position` (hash keys,
+//!   the null move, material tests), `see` (static exchange evaluation),
+//!   `movegen` (the captures and promotions quiescence searches, generated
+//!   directly), `signals` (the GUI's stop and ponder flags), `zeroed`
+//!   (zero pages taken lazily from the OS);
+//! * the tables and heuristics: [`tt`] (the transposition table), `history`
+//!   and `correction` (move-ordering and correction histories), `movepick`
+//!   (move ordering), [`tablebase`] (Syzygy probes at the root and in the
+//!   tree), [`limits`] (search limits and the time manager);
+//! * `state`: what every part of the search shares: a thread's `Worker`,
+//!   the search's `Shared` inputs, a node and what it knows;
+//! * the tree: `pruning` (node and move pruning, late move reductions),
+//!   `quiescence` (the captures-only search at the leaves), `negamax`
+//!   (alpha-beta, principal variation search);
+//! * the front: `worker` (one thread's iterative deepening), `threads`
+//!   (the persistent helper threads), `pool` (the front door, and the vote
+//!   on the move to play).
 
 mod correction;
 mod history;
@@ -39,6 +39,8 @@ mod pruning;
 mod quiescence;
 pub mod score;
 mod see;
+mod signals;
+mod state;
 pub mod tablebase;
 mod threads;
 pub mod tt;
@@ -46,7 +48,7 @@ mod worker;
 mod zeroed;
 
 pub use limits::{Clock, Limits, TimeManager};
-pub use pool::{Progress, Report, Search, SearchOptions, SearchResult, position_keys};
+pub use pool::{Progress, Report, Search, SearchResult, position_keys};
+pub use signals::Signals;
+pub use state::{PvLine, SearchOptions};
 pub use threads::THREAD_STACK_BYTES;
-pub use worker::PvLine;
-pub use worker::Signals;

@@ -10,7 +10,7 @@
 
 use std::sync::atomic::Ordering;
 
-use shakmaty::{Chess, Move, MoveList, Position};
+use shakmaty::{Move, MoveList, Position};
 use shakmaty_syzygy::Wdl;
 
 use crate::correction::CorrectionKeys;
@@ -20,61 +20,17 @@ use crate::params::{
     EXTENSION_MAX_PLY, IIR_MIN_DEPTH, SE_DOUBLE_MARGIN, SE_DOUBLE_MAX, SE_MARGIN, SE_MIN_DEPTH,
     SE_TT_DEPTH_MARGIN, TB_DEPTH_BONUS,
 };
-use crate::position::{is_insufficient_material, key_after, key_of};
 use crate::pruning::MoveFate;
 use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_decisive, mated_in};
+use crate::state::{EVAL_NONE, Node, NodeState, PlyState, Shared, Worker, bound_of, play, tt_cutoff};
 use crate::tablebase::wdl_score;
 use crate::tt::{Bound, TtEntry, is_packed, pack_move};
-use crate::worker::{EVAL_NONE, PlyState, Shared, Worker};
 
 /// From this fifty-move counter on, a table result no longer ends a node
 /// (as in Stockfish, 90).
 const FIFTY_MOVE_TT_GUARD: u32 = 90;
 
-/// A node of the tree: its position, its key (already on the key stack),
-/// and its distance from the root.
-#[derive(Clone, Copy)]
-pub(crate) struct Node<'a> {
-    pub pos: &'a Chess,
-    pub key: u64,
-    pub ply: usize,
-}
-
 impl Worker {
-    /// True if the current node (the last key pushed) is a draw by
-    /// repetition as the search counts it: it repeats a position of the
-    /// search's own line (the root included: the side to move can choose
-    /// to repeat again), or it stands for the third time in the game.
-    /// Only positions since the last irreversible move can repeat. A
-    /// soundness fix (see the module note).
-    pub(crate) fn is_repetition(&self, halfmoves: u32) -> bool {
-        let current = self.keys.len() - 1;
-        let key = self.keys[current];
-        let reach = (halfmoves as usize).min(current);
-        let mut in_the_game = 0;
-        for back in (4..=reach).step_by(2) {
-            let index = current - back;
-            if self.keys[index] == key {
-                if index >= self.root_index {
-                    return true;
-                }
-                in_the_game += 1;
-                if in_the_game == 2 {
-                    return true;
-                }
-            }
-        }
-        false
-    }
-
-    /// The score of a draw by rule: 0 give or take 1, varied by the node
-    /// count, so that the search does not take every path into a
-    /// repetition for equal and stop looking past them (as Ethereal and
-    /// Stockfish do). A soundness fix (see the module note).
-    pub(crate) fn draw_score(&self) -> i32 {
-        1 - (self.nodes & 2) as i32
-    }
-
     /// Whether the static evaluation at `ply` beats the one two plies
     /// back (or four, if we were in check then); true when neither is known.
     fn is_improving(&self, ply: usize, static_eval: i32) -> bool {
@@ -210,26 +166,10 @@ impl Worker {
             }
             let (child, child_key) = play(shared, pos, key, m);
             let gives_check = child.is_check();
-            // Check extension: a move that gives check is searched a ply
-            // deeper, so that forcing lines are not cut at the horizon.
-            // No SPRT of its own (from the first search).
-            let mut extension = i32::from(gives_check && ply < EXTENSION_MAX_PLY);
-            // Singular extensions, with multi-cut and negative extensions
-            // (+33.4, 3471331, 4+0.04, hand-crafted evaluation):
-            // when the table move is much better than every other move
-            // (a reduced search without it fails low well below its score),
-            // the node hinges on it: search it a ply deeper. When even the
-            // others beat beta, the node cuts at once; when only the table
-            // move is expected to, it is searched a ply shallower.
-            if !root && excluded.is_none() && is_packed(m, tt_move) && ply < EXTENSION_MAX_PLY {
-                match self.singular(shared, node, depth, beta, tt_hit, m, pv_node) {
-                    Singular::Extend => extension = 1,
-                    Singular::ExtendTwice => extension = 2,
-                    Singular::MultiCut(score) => return score,
-                    Singular::Reduce => extension = -1,
-                    Singular::No => {}
-                }
-            }
+            let extension = match self.extension(shared, node, depth, beta, tt_hit, m, gives_check, pv_node) {
+                Ok(extension) => extension,
+                Err(multi_cut) => return multi_cut,
+            };
             let new_depth = depth - 1 + extension;
 
             let child_node = Node { pos: &child, key: child_key, ply: ply + 1 };
@@ -283,17 +223,81 @@ impl Worker {
             return if best_score == -crate::score::INFINITY { alpha } else { best_score };
         }
         best_score = best_score.min(max_score);
+        self.store_result(shared, node, &state, best_move, best_score, original_alpha, beta, depth);
+        best_score
+    }
+
+    /// How much deeper move `m` of `node` is searched: the check extension
+    /// and the singular-extension test of the table move. `Err` holds the
+    /// node's score when the test proves a multi-cut.
+    #[allow(clippy::too_many_arguments)]
+    fn extension(
+        &mut self,
+        shared: &Shared,
+        node: Node,
+        depth: i32,
+        beta: i32,
+        tt_hit: Option<TtEntry>,
+        m: Move,
+        gives_check: bool,
+        pv_node: bool,
+    ) -> Result<i32, i32> {
+        let ply = node.ply;
+        if ply >= EXTENSION_MAX_PLY {
+            return Ok(0);
+        }
+        // Check extension: a move that gives check is searched a ply
+        // deeper, so that forcing lines are not cut at the horizon. From
+        // the first search; its removal was tested twice
+        // (`search/EXPERIMENTS.md`): -1.7 +/- 13.8 at 20,000 nodes a move
+        // with net v2e (SPRT [-5, 0], undecided after 1,600 games), and
+        // -49.6 +/- 28.5 at 4+0.04 with net v2p when LMR reduced checks a
+        // ply less instead. It stays.
+        let check_extension = i32::from(gives_check);
+        // Singular extensions, with multi-cut and negative extensions
+        // (+33.4, 3471331, 4+0.04, hand-crafted evaluation): when the table
+        // move is much better than every other move (a reduced search
+        // without it fails low well below its score), the node hinges on
+        // it: search it a ply deeper. When even the others beat beta, the
+        // node cuts at once; when only the table move is expected to, it is
+        // searched a ply shallower.
+        let tt_move = tt_hit.map_or(0, |hit| hit.packed_move);
+        if ply == 0 || self.stack[ply].excluded.is_some() || !is_packed(m, tt_move) {
+            return Ok(check_extension);
+        }
+        Ok(match self.singular(shared, node, depth, beta, tt_hit, m, pv_node) {
+            Singular::Extend => 1,
+            Singular::ExtendTwice => 2,
+            Singular::MultiCut(score) => return Err(score),
+            Singular::Reduce => -1,
+            Singular::No => check_extension,
+        })
+    }
+
+    /// A searched node teaches the correction histories (unless the search
+    /// was stopped) and stores its result in the table (unless it is a
+    /// stopped root, whose result is incomplete).
+    #[allow(clippy::too_many_arguments)]
+    fn store_result(
+        &mut self,
+        shared: &Shared,
+        node: Node,
+        state: &NodeState,
+        best_move: Option<Move>,
+        best_score: i32,
+        original_alpha: i32,
+        beta: i32,
+        depth: i32,
+    ) {
         let bound = bound_of(best_score, original_alpha, beta);
         if !shared.signals.is_stopped() {
-            self.learn_correction(node, &state, best_move, best_score, bound, depth);
+            self.learn_correction(node, state, best_move, best_score, bound, depth);
         }
-        if !(root && shared.signals.is_stopped()) {
-            let packed = best_move.map_or(0, pack_move);
-            let entry =
-                TtEntry { packed_move: packed, score: best_score, static_eval: state.raw_eval, depth, bound };
-            shared.tt.store(key, ply, entry);
+        if !(node.ply == 0 && shared.signals.is_stopped()) {
+            let packed_move = best_move.map_or(0, pack_move);
+            let entry = TtEntry { packed_move, score: best_score, static_eval: state.raw_eval, depth, bound };
+            shared.tt.store(node.key, node.ply, entry);
         }
-        best_score
     }
 
     /// PVS for every move but the first: prove the move worse with a null
@@ -323,12 +327,7 @@ impl Worker {
     /// window to the scores a line from here can still reach.
     fn ends_before_search(&mut self, node: Node, alpha: &mut i32, beta: &mut i32) -> Option<i32> {
         let Node { pos, ply, .. } = node;
-        // Draws by rule. (A mate on the hundredth half-move still counts:
-        // that case is caught here, where there are no legal moves.)
-        if is_insufficient_material(pos) || self.is_repetition(pos.halfmoves()) {
-            return Some(self.draw_score());
-        }
-        if pos.halfmoves() >= 100 && !(pos.is_check() && pos.legal_moves().is_empty()) {
+        if self.is_draw_by_rule(pos) {
             return Some(self.draw_score());
         }
         if ply >= MAX_PLY - 1 {
@@ -511,35 +510,6 @@ impl Worker {
     }
 }
 
-/// The position after `m` and its key. The key comes first, so that the
-/// child's table bucket is on its way from memory while the move is made.
-pub(crate) fn play(shared: &Shared, pos: &Chess, key: u64, m: Move) -> (Chess, u64) {
-    let child_key = key_after(pos, key, m);
-    if let Some(child_key) = child_key {
-        shared.tt.prefetch(child_key);
-    }
-    let mut child = pos.clone();
-    child.play_unchecked(m);
-    let child_key = child_key.unwrap_or_else(|| key_of(&child));
-    (child, child_key)
-}
-
-/// What a node knows before its moves are searched.
-pub(crate) struct NodeState {
-    pub pv_node: bool,
-    pub in_check: bool,
-    /// The network's static evaluation (what the table stores; `DRAW` in check).
-    pub raw_eval: i32,
-    /// The position's correction-history slots.
-    pub keys: CorrectionKeys,
-    /// The static evaluation (a draw score in check).
-    pub static_eval: i32,
-    /// The static evaluation refined by the table's score.
-    pub eval: i32,
-    /// The static evaluation beats the one a move ago.
-    pub improving: bool,
-}
-
 /// What the tablebases say of a node.
 enum TablebaseResult {
     /// The result decides the node: its score.
@@ -560,24 +530,4 @@ enum Singular {
     /// The table move is not singular but should cut: reduce it.
     Reduce,
     No,
-}
-
-/// Whether a stored score with `bound` decides a node with window (alpha, beta).
-pub(crate) fn tt_cutoff(bound: Bound, score: i32, alpha: i32, beta: i32) -> bool {
-    match bound {
-        Bound::Exact => true,
-        Bound::Lower => score >= beta,
-        Bound::Upper => score <= alpha,
-    }
-}
-
-/// The bound a node's best score proves, given the window it was searched with.
-pub(crate) fn bound_of(best_score: i32, original_alpha: i32, beta: i32) -> Bound {
-    if best_score >= beta {
-        Bound::Lower
-    } else if best_score > original_alpha {
-        Bound::Exact
-    } else {
-        Bound::Upper
-    }
 }

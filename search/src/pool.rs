@@ -14,10 +14,11 @@ use shakmaty::{Chess, Move, Position};
 use crate::limits::{Limits, TimeManager};
 use crate::params::VOTE_SCORE_OFFSET;
 use crate::score::{TB_WIN, is_decisive, is_mate};
+use crate::signals::Signals;
+use crate::state::{Iteration, PvLine, SearchOptions, Shared, Worker};
 use crate::tablebase::{TablebaseConfig, Tablebases};
 use crate::threads::HelperPool;
 use crate::tt::TranspositionTable;
-use crate::worker::{Iteration, PvLine, Shared, Signals, Worker};
 use shakmaty_syzygy::Wdl;
 
 /// What the search tells its caller after each iteration and at the end.
@@ -57,18 +58,6 @@ pub struct SearchResult {
     /// The expected reply, to ponder on.
     pub ponder: Option<Move>,
     pub report: Report,
-}
-
-/// Settings of every search until changed: the UCI options that shape a
-/// search without being one of its limits. Every search thread reads them
-/// whole (`Shared::options`): a new one is a field here, set by its row of
-/// the engine's option table.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct SearchOptions {
-    /// `Move Overhead`: milliseconds kept back for the GUI and the pipe.
-    pub move_overhead_ms: u64,
-    /// `MultiPV`: best lines to find; 0 counts as 1.
-    pub multipv: usize,
 }
 
 /// The searcher: table, per-thread state and settings; lives for the

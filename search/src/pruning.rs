@@ -7,7 +7,6 @@ use shakmaty::{Chess, Move};
 
 use crate::history::Line;
 use crate::movepick::is_noisy;
-use crate::negamax::{Node, NodeState};
 use crate::params::{
     FP_BASE, FP_MARGIN, FP_MAX_DEPTH, LMP_MAX_DEPTH, LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH, LMR_MIN_MOVES,
     NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR, NMP_EVAL_MAX_REDUCTION, NMP_MIN_DEPTH,
@@ -17,7 +16,7 @@ use crate::params::{
 use crate::position::{has_non_pawn_material, null_move, null_move_key};
 use crate::score::is_decisive;
 use crate::see::see_ge;
-use crate::worker::{PlyState, Shared, Worker};
+use crate::state::{Node, NodeState, PlyState, Shared, Worker};
 
 /// What becomes of a move before it is made.
 pub(crate) enum MoveFate {

@@ -8,13 +8,11 @@ use crate::correction::CorrectionKeys;
 use crate::history::piece_to;
 use crate::movegen::quiescence_moves;
 use crate::movepick::MovePicker;
-use crate::negamax::{Node, bound_of, play, tt_cutoff};
 use crate::params::QS_DELTA_MARGIN;
-use crate::position::is_insufficient_material;
 use crate::score::{DRAW, MAX_PLY, mated_in};
 use crate::see::{piece_value, see_ge};
+use crate::state::{Node, PlyState, Shared, Worker, bound_of, play, tt_cutoff};
 use crate::tt::{TtEntry, pack_move};
-use crate::worker::{PlyState, Shared, Worker};
 
 impl Worker {
     /// Quiescence search: only captures and promotions (all evasions when in
@@ -30,12 +28,8 @@ impl Worker {
             return self.evaluate(pos, ply);
         }
         // Draws by rule, as in `negamax` (a repetition needs a non-capture
-        // evasion here; a mate on the hundredth half-move still counts). A
-        // soundness fix (see `negamax`'s module note).
-        if is_insufficient_material(pos) || self.is_repetition(pos.halfmoves()) {
-            return self.draw_score();
-        }
-        if pos.halfmoves() >= 100 && !(pos.is_check() && pos.legal_moves().is_empty()) {
+        // evasion here).
+        if self.is_draw_by_rule(pos) {
             return self.draw_score();
         }
         // The transposition table in quiescence (measured with reverse

@@ -8,7 +8,7 @@ use std::thread::JoinHandle;
 use crossbeam_channel::{Receiver, Sender, bounded, unbounded};
 use shakmaty::{Chess, Move};
 
-use crate::worker::{Iteration, Shared, Worker};
+use crate::state::{Iteration, Shared, Worker};
 
 /// Stack for search threads (the helpers here, the main one in the
 /// engine): the recursion holds a position and a move list per ply.

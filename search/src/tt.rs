@@ -82,13 +82,38 @@ struct Bucket {
 const BUCKET_BYTES: usize = std::mem::size_of::<Bucket>();
 const _: () = assert!(BUCKET_BYTES == 64);
 
-/// Fields of an entry's data word.
+// An entry's data word, from the lowest bit up: the packed move (16 bits),
+// the score (16, an `i16`), the static evaluation (16, an `i16`), the depth
+// (8), the bound (2) and the age of the search that wrote it (6). A stored
+// bound is never 0, so an all-zero word is an empty entry.
+const SCORE_SHIFT: u32 = 16;
+const EVAL_SHIFT: u32 = 32;
+const DEPTH_SHIFT: u32 = 48;
+const BOUND_SHIFT: u32 = 56;
+const AGE_SHIFT: u32 = 58;
+const DEPTH_MASK: u64 = (1 << (BOUND_SHIFT - DEPTH_SHIFT)) - 1;
+const BOUND_MASK: u64 = (1 << (AGE_SHIFT - BOUND_SHIFT)) - 1;
+/// Ages count searches modulo 64.
+const AGE_MASK: u64 = (1 << (64 - AGE_SHIFT)) - 1;
+
 fn depth_of(data: u64) -> i32 {
-    ((data >> 48) & 0xff) as i32
+    ((data >> DEPTH_SHIFT) & DEPTH_MASK) as i32
 }
 
 fn age_of(data: u64) -> u64 {
-    (data >> 58) & 63
+    (data >> AGE_SHIFT) & AGE_MASK
+}
+
+/// The data word of an entry (see the layout above); the score already
+/// relative to its node (see [`to_tt`]).
+fn pack_data(packed_move: u16, tt_score: i16, static_eval: i32, depth: i32, bound: Bound, age: u64) -> u64 {
+    let eval = static_eval.clamp(-32000, 32000) as i16;
+    u64::from(packed_move)
+        | u64::from(tt_score as u16) << SCORE_SHIFT
+        | u64::from(eval as u16) << EVAL_SHIFT
+        | (depth.clamp(0, DEPTH_MASK as i32) as u64) << DEPTH_SHIFT
+        | (bound as u64) << BOUND_SHIFT
+        | age << AGE_SHIFT
 }
 
 /// Packs a move into 16 bits: from (6), to (6), promotion role (3).
@@ -211,7 +236,7 @@ impl TranspositionTable {
     }
 
     fn age(&self) -> u64 {
-        self.age.load(Ordering::Relaxed) & 63
+        self.age.load(Ordering::Relaxed) & AGE_MASK
     }
 
     /// `key`'s bucket, unless its memory is not warm yet.
@@ -265,7 +290,7 @@ impl TranspositionTable {
     /// be had (see [`from_tt`]).
     pub fn probe(&self, key: u64, ply: usize, halfmoves: u32) -> Option<TtEntry> {
         let (_, data) = Self::find(&self.bucket(key)?.entries, key)?;
-        let bound = match (data >> 56) & 3 {
+        let bound = match (data >> BOUND_SHIFT) & BOUND_MASK {
             1 => Bound::Upper,
             2 => Bound::Lower,
             3 => Bound::Exact,
@@ -273,8 +298,8 @@ impl TranspositionTable {
         };
         Some(TtEntry {
             packed_move: data as u16,
-            score: from_tt(i32::from((data >> 16) as i16), ply, halfmoves),
-            static_eval: i32::from((data >> 32) as i16),
+            score: from_tt(i32::from((data >> SCORE_SHIFT) as i16), ply, halfmoves),
+            static_eval: i32::from((data >> EVAL_SHIFT) as i16),
             depth: depth_of(data),
             bound,
         })
@@ -304,20 +329,14 @@ impl TranspositionTable {
                     if data == 0 {
                         return i32::MIN;
                     }
-                    let searches_ago = (age.wrapping_sub(age_of(data)) & 63) as i32;
+                    let searches_ago = (age.wrapping_sub(age_of(data)) & AGE_MASK) as i32;
                     depth_of(data) - TT_AGE_WEIGHT.get() * searches_ago
                 };
                 let victim = entries.iter().min_by_key(|entry| worth(entry)).expect("a bucket has entries");
                 (victim, packed_move)
             }
         };
-        let data = u64::from(packed_move)
-            | u64::from(to_tt(score, ply) as i16 as u16) << 16
-            | u64::from(static_eval.clamp(-32000, 32000) as i16 as u16) << 32
-            | (depth.clamp(0, 255) as u64) << 48
-            | (bound as u64) << 56
-            | age << 58;
-        slot.save(key, data);
+        slot.save(key, pack_data(packed_move, to_tt(score, ply) as i16, static_eval, depth, bound, age));
     }
 
     /// Permille of a sample of entries written in the current search.

@@ -1,128 +1,14 @@
-//! One search thread: its own histories, PV table and key stack, and the
-//! iterative-deepening loop it runs over the shared table.
+//! One search thread's iterative deepening over the shared table: the
+//! `MultiPV` lines of each depth, aspiration windows, and the time
+//! manager's view of how the search goes.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::time::Instant;
 
-use parking_lot::Mutex;
+use shakmaty::{Chess, Move};
 
-use shakmaty::{Chess, Move, Position};
-
-use crate::history::{Histories, Line};
-use crate::limits::{Limits, TimeManager};
-use crate::negamax::Node;
-use crate::params::{
-    ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH, CHECK_EVERY_NODES, CURRMOVE_AFTER_MS,
-};
-use crate::pool::SearchOptions;
-use crate::score::{INFINITY, MAX_PLY, is_decisive, is_mate, mate_in_moves};
-use crate::tablebase::Tablebases;
-use crate::tt::TranspositionTable;
-use backrank_eval::nnue::{self, AccumulatorStack, Network};
-
-/// Flags the GUI thread sets while a search runs.
-#[derive(Debug, Default)]
-pub struct Signals {
-    stop: AtomicBool,
-    pondering: AtomicBool,
-    /// When `ponderhit` came: the clock runs from then.
-    ponderhit_at: Mutex<Option<Instant>>,
-}
-
-impl Signals {
-    /// Prepares for a new search; called by the GUI thread *before* the
-    /// search starts, so that a `stop` sent right after `go` is never lost.
-    pub fn reset(&self, pondering: bool) {
-        self.stop.store(false, Ordering::SeqCst);
-        self.pondering.store(pondering, Ordering::SeqCst);
-        *self.ponderhit_at.lock() = None;
-    }
-
-    /// Asks every thread to finish now.
-    pub fn stop(&self) {
-        self.stop.store(true, Ordering::SeqCst);
-    }
-
-    pub fn is_stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
-    }
-
-    /// The opponent played the expected move: our clock runs from now on.
-    pub fn ponderhit(&self) {
-        *self.ponderhit_at.lock() = Some(Instant::now());
-        self.pondering.store(false, Ordering::SeqCst);
-    }
-
-    pub fn is_pondering(&self) -> bool {
-        self.pondering.load(Ordering::Relaxed)
-    }
-}
-
-/// What one search shares between its threads.
-pub(crate) struct Shared<'a> {
-    /// Told the root move the main thread starts on, its number and the depth.
-    pub on_current_move: &'a (dyn Fn(Move, u32, i32) + Sync),
-    pub tt: &'a TranspositionTable,
-    pub tablebases: &'a Tablebases,
-    pub signals: &'a Signals,
-    /// Nodes of all threads, added in batches.
-    pub nodes: &'a AtomicU64,
-    /// Tablebase hits of all threads.
-    pub tb_hits: &'a AtomicU64,
-    pub limits: &'a Limits,
-    /// The search's options (`MultiPV`, `Move Overhead`, ...), read whole.
-    pub options: SearchOptions,
-    /// The network every thread evaluates with.
-    pub network: &'a Arc<Network>,
-    pub time: TimeManager,
-    pub start: Instant,
-}
-
-impl Shared<'_> {
-    /// Time since the clock started for us (at `go`, or at `ponderhit`).
-    fn clock_start(&self) -> Instant {
-        self.signals.ponderhit_at.lock().map_or(self.start, |at| at.max(self.start))
-    }
-
-    /// Reports the root move the main thread starts on, once the search
-    /// has run for [`CURRMOVE_AFTER_MS`] (GUIs show it; earlier it would
-    /// only flood the pipe).
-    pub fn report_current_move(&self, m: Move, number: u32, depth: i32) {
-        if self.start.elapsed().as_millis() >= u128::from(CURRMOVE_AFTER_MS) {
-            (self.on_current_move)(m, number, depth);
-        }
-    }
-
-    pub fn hard_limit_reached(&self) -> bool {
-        !self.signals.is_pondering() && self.time.hard_expired(self.clock_start())
-    }
-
-    /// Too late to start another iteration, with the soft target scaled
-    /// by `scale_pct` percent?
-    pub fn iteration_time_over(&self, scale_pct: u32) -> bool {
-        !self.signals.is_pondering() && self.time.iteration_time_over(self.clock_start(), scale_pct)
-    }
-}
-
-/// One of the best lines of an iteration (several with `MultiPV`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PvLine {
-    pub score: i32,
-    pub pv: Vec<Move>,
-}
-
-/// The result of one completed iteration.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Iteration {
-    pub depth: i32,
-    pub seldepth: usize,
-    /// The best line's score and moves.
-    pub score: i32,
-    pub pv: Vec<Move>,
-    /// Every line searched, best first (the first is `score`, `pv`).
-    pub lines: Vec<PvLine>,
-}
+use crate::params::{ASPIRATION_DELTA, ASPIRATION_MAX_DELTA, ASPIRATION_MIN_DEPTH};
+use crate::score::{INFINITY, is_decisive, is_mate, mate_in_moves};
+use crate::state::{Iteration, Node, PlyState, PvLine, Shared, Worker};
 
 /// What the main thread has seen of the search so far, for the time manager.
 #[derive(Debug, Clone, Copy, Default)]
@@ -133,116 +19,7 @@ struct Stability {
     score: Option<i32>,
 }
 
-/// A search thread's own state; kept between searches (histories learn).
-pub struct Worker {
-    pub(crate) id: usize,
-    pub(crate) histories: Histories,
-    pub(crate) pv: Vec<Vec<Move>>,
-    /// Keys of every position from the game's start to the current node.
-    pub(crate) keys: Vec<u64>,
-    /// Where the root's key stands in `keys` (the game's positions before it).
-    pub(crate) root_index: usize,
-    /// Nodes searched by this thread in this search.
-    pub(crate) nodes: u64,
-    unflushed_nodes: u64,
-    pub(crate) seldepth: usize,
-    pub(crate) root_moves: Vec<Move>,
-    /// Root moves already reported as a better line of this iteration (`MultiPV`).
-    pub(crate) root_excluded: Vec<Move>,
-    /// Nodes spent below each root move (same order as `root_moves`) in
-    /// this iteration.
-    pub(crate) root_nodes: Vec<u64>,
-    /// The current line, ply by ply.
-    pub(crate) stack: [PlyState; MAX_PLY + 2],
-    /// The network's accumulators along the current line, by ply.
-    pub(crate) nnue: AccumulatorStack,
-}
-
-/// What the search remembers about one ply of the line being searched.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct PlyState {
-    /// [`piece_to`](crate::history::piece_to) of the move into this ply:
-    /// `None` at the root and after a null move.
-    pub moved: Option<usize>,
-    /// Whether the move into this ply was a null move.
-    pub null: bool,
-    /// The static evaluation at this ply ([`EVAL_NONE`] in check).
-    pub static_eval: i32,
-    /// The move a singular-extension search leaves out at this ply.
-    pub excluded: Option<Move>,
-    /// Double extensions on the line from the root to this ply.
-    pub double_extensions: i32,
-}
-
-/// No static evaluation (the side to move was in check).
-pub(crate) const EVAL_NONE: i32 = i32::MIN;
-
-impl PlyState {
-    /// A ply reached by `moved` (`None` for the root or a null move).
-    pub(crate) const fn reached_by(moved: Option<usize>, null: bool) -> PlyState {
-        PlyState { moved, null, static_eval: EVAL_NONE, excluded: None, double_extensions: 0 }
-    }
-}
-
 impl Worker {
-    pub fn new(id: usize) -> Worker {
-        Worker {
-            id,
-            histories: Histories::default(),
-            pv: vec![Vec::new(); MAX_PLY + 1],
-            keys: Vec::new(),
-            root_index: 0,
-            nodes: 0,
-            unflushed_nodes: 0,
-            seldepth: 0,
-            root_moves: Vec::new(),
-            root_excluded: Vec::new(),
-            root_nodes: Vec::new(),
-            stack: [PlyState::reached_by(None, false); MAX_PLY + 2],
-            nnue: AccumulatorStack::new(nnue::embedded(), MAX_PLY + 2),
-        }
-    }
-
-    /// The static evaluation of `pos`, the node at `ply`: the network's,
-    /// from the accumulators along the line.
-    pub(crate) fn evaluate(&mut self, pos: &Chess, ply: usize) -> i32 {
-        self.nnue.evaluate(ply, pos.board(), pos.turn())
-    }
-
-    /// The line to the node at `ply`, for move ordering.
-    pub(crate) fn line(&self, side: shakmaty::Color, ply: usize) -> Line {
-        let back = |plies: usize| if ply + 1 >= plies { self.stack[ply + 1 - plies].moved } else { None };
-        Line { side, ply, previous: [back(1), back(2), back(4)] }
-    }
-
-    /// Counts a node; the main thread also looks at the clock and the node
-    /// limit. Returns true when the search must stop.
-    pub(crate) fn count_node(&mut self, shared: &Shared) -> bool {
-        // Once stopped, nothing more is searched or counted (the root may
-        // still be entered): a node limit is then exact.
-        if shared.signals.is_stopped() {
-            return true;
-        }
-        self.nodes += 1;
-        self.unflushed_nodes += 1;
-        if self.unflushed_nodes >= CHECK_EVERY_NODES {
-            shared.nodes.fetch_add(self.unflushed_nodes, Ordering::Relaxed);
-            self.unflushed_nodes = 0;
-            if self.id == 0 && shared.hard_limit_reached() {
-                shared.signals.stop();
-            }
-        }
-        if self.id == 0 && shared.limits.nodes.is_some_and(|limit| self.nodes >= limit) {
-            shared.signals.stop();
-        }
-        shared.signals.is_stopped()
-    }
-
-    fn flush_nodes(&mut self, shared: &Shared) {
-        shared.nodes.fetch_add(self.unflushed_nodes, Ordering::Relaxed);
-        self.unflushed_nodes = 0;
-    }
-
     /// Iterative deepening from `root`. `game_keys` are the keys of the
     /// positions before the root (for repetitions). `on_iteration` is called
     /// by the main thread after each completed iteration. Returns the last
@@ -255,8 +32,7 @@ impl Worker {
         root_moves: &[Move],
         mut on_iteration: impl FnMut(&Iteration, &Worker),
     ) -> Option<Iteration> {
-        self.nodes = 0;
-        self.unflushed_nodes = 0;
+        self.reset_nodes();
         self.histories.clear_killers();
         self.nnue.set_network(Arc::clone(shared.network));
         self.root_moves = root_moves.to_vec();
@@ -367,7 +143,7 @@ impl Worker {
     /// Searches the root in a narrow window around the previous iteration's
     /// score, widening it on each failure (aspiration windows; no SPRT of
     /// their own, part of a2aff2f's +341.9 bundle with the hand-crafted
-    /// evaluation, see reverse futility pruning in `negamax`): most
+    /// evaluation, see reverse futility pruning in `pruning`): most
     /// iterations confirm the last one, and a narrow window cuts more.
     /// Returns the score and whether it is usable: searched to the end, or
     /// a fail-high whose re-search the stop cut short (Ethereal plays that
