@@ -20,12 +20,9 @@ use parking_lot::{Mutex, MutexGuard};
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::game::Game;
-use crate::options;
+use crate::options::{self, DEFAULT_HASH_MB, Setting};
 use crate::search_thread::SearchThread;
 use crate::strength::Strength;
-
-/// The table size before any `Hash` (the option's default).
-pub const DEFAULT_HASH_MB: usize = 16;
 
 /// The options that shape a search or its report, kept here so that they
 /// can change while a search runs: the search takes its own
@@ -70,7 +67,7 @@ pub struct Engine {
     network: Arc<nnue::Network>,
     signals: Arc<Signals>,
     game: Game,
-    pub(crate) settings: Settings,
+    settings: Settings,
     searcher: SearchThread,
     /// Set by a search job just before it reports [`Event::Done`]: from then
     /// on the GUI may treat the engine as idle, though the job is ending.
@@ -98,7 +95,7 @@ impl Engine {
         };
         for option in options::all() {
             if let Some(default) = option.spec.default_value() {
-                option.apply(&mut engine, &default);
+                engine.apply(option.setting(&default));
             }
         }
         engine
@@ -110,7 +107,7 @@ impl Engine {
     }
 
     /// The search, locked (only while no `go` runs, or it waits for it).
-    pub(crate) fn search(&self) -> MutexGuard<'_, Search> {
+    fn search(&self) -> MutexGuard<'_, Search> {
         self.search.lock()
     }
 
@@ -121,7 +118,33 @@ impl Engine {
         if option.needs_idle {
             self.when_idle(option.spec.name)?;
         }
-        Ok(option.apply(self, &value))
+        Ok(self.apply(option.setting(&value)))
+    }
+
+    /// Carries out an option's setting (the search idle where the row
+    /// says so); `Some(text)` is said as `info string`.
+    pub fn apply(&mut self, setting: Setting) -> Option<String> {
+        match setting {
+            Setting::Hash(mb) => return self.resize_hash(mb),
+            Setting::Threads(threads) => self.search().set_threads(threads),
+            Setting::ClearHash => self.search().clear(),
+            Setting::Nothing => {}
+            Setting::Chess960(on) => self.settings.chess960 = on,
+            Setting::MoveOverheadMs(ms) => self.settings.search.move_overhead_ms = ms,
+            Setting::MultiPv(lines) => self.settings.search.multipv = lines,
+            Setting::ShowWdl(on) => self.settings.show_wdl = on,
+            Setting::LimitStrength(on) => self.settings.strength.limit = on,
+            Setting::Elo(elo) => self.settings.strength.elo = elo,
+            Setting::SkillLevel(skill) => self.settings.strength.skill = skill,
+            Setting::EvalFile(path) => return self.load_network(&path),
+            Setting::SyzygyPath(paths) => return self.load_tablebases(&paths),
+            Setting::SyzygyProbeDepth(depth) => self.search().tablebase_config().probe_depth = depth,
+            Setting::Syzygy50MoveRule(on) => self.search().tablebase_config().fifty_move_rule = on,
+            Setting::SyzygyProbeLimit(pieces) => self.search().tablebase_config().probe_limit = pieces,
+            #[cfg(feature = "spsa")]
+            Setting::Tunable(tunable, value) => tunable.set(value),
+        }
+        None
     }
 
     /// Readies the engine for something that needs the search idle
@@ -137,13 +160,13 @@ impl Engine {
     }
 
     /// `Hash`: a new table; a size that cannot be had keeps the old one.
-    pub(crate) fn resize_hash(&mut self, mb: usize) -> Option<String> {
+    fn resize_hash(&mut self, mb: usize) -> Option<String> {
         self.search().resize_hash(mb).err()
     }
 
     /// `EvalFile`: loads a network (empty: the embedded one); a file that
     /// cannot be used leaves the current network in place.
-    pub(crate) fn load_network(&mut self, path: &str) -> Option<String> {
+    fn load_network(&mut self, path: &str) -> Option<String> {
         let (network, text) = if path.is_empty() {
             let changed = self.network.name != "embedded";
             (nnue::embedded(), changed.then(|| "EvalFile: using the embedded network".to_string()))
@@ -167,7 +190,7 @@ impl Engine {
     }
 
     /// `SyzygyPath`: loads the tables and says, in one line, what was found.
-    pub(crate) fn load_tablebases(&mut self, paths: &str) -> Option<String> {
+    fn load_tablebases(&mut self, paths: &str) -> Option<String> {
         let mut search = self.search();
         let (files, errors) = search.set_tablebase_path(paths);
         let problems = if errors.is_empty() { String::new() } else { format!(" ({})", errors.join("; ")) };
@@ -401,5 +424,26 @@ mod tests {
         assert_eq!(backrank_search::score::mate_in_moves(result.report.score), 1);
         engine.play(result.best.unwrap());
         assert!(engine.position().is_checkmate());
+    }
+}
+
+/// Run alone (`cargo test -p backrank --features spsa --lib -- spsa_`):
+/// they change values that every search in the process reads.
+#[cfg(all(test, feature = "spsa"))]
+mod spsa_tests {
+    use super::*;
+    use backrank_search::params::RFP_MARGIN;
+
+    #[test]
+    fn spsa_tunables_are_set_and_checked_as_options() {
+        let mut engine = Engine::new();
+        assert_eq!(engine.set_option("rfp_margin", Some("120")), Ok(None));
+        assert_eq!(RFP_MARGIN.get(), 120);
+        for refused in ["181", "29", "wide"] {
+            assert!(engine.set_option("RFP_MARGIN", Some(refused)).is_err(), "{refused}");
+        }
+        assert_eq!(RFP_MARGIN.get(), 120);
+        assert_eq!(engine.set_option("RFP_MARGIN", Some("90")), Ok(None));
+        assert_eq!(RFP_MARGIN.get(), RFP_MARGIN.default);
     }
 }

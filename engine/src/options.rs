@@ -1,6 +1,7 @@
 //! The engine's UCI options, each declared once: its name, type, default
 //! and bounds (what `uci` announces, through [`OptionSpec`]'s `Display`),
-//! and how the engine applies a value. [`crate::engine::Engine::new`]
+//! and the [`Setting`] a value stands for, which
+//! [`Engine::apply`](crate::engine::Engine::apply) carries out. The engine
 //! applies every default from this table, so what is announced is what is
 //! in force.
 //!
@@ -8,51 +9,76 @@
 //! (a spin over its range), so that `uci` lists it and `setoption` checks
 //! and applies it like any other option.
 //!
-//! A new option is one row here, and the field that it sets (in
-//! [`crate::engine::Settings`], or the search's
-//! [`backrank_search::SearchOptions`], which every search reads whole).
+//! A new option is one row here, a [`Setting`], and its arm in
+//! `Engine::apply`.
 
 use backrank_uci::{OptionKind, OptionSpec, OptionValue};
 
-use crate::engine::Engine;
 use crate::strength;
 
+/// The table size before any `Hash` (the option's default).
+pub const DEFAULT_HASH_MB: usize = 16;
 /// Hash table size in MB, announced and accepted up to 1 TB.
 pub const MAX_HASH_MB: i64 = 1 << 20;
 /// The most search threads accepted.
 pub const MAX_THREADS: i64 = 1024;
 
-/// One option: its declaration, and what setting it does.
+/// One option: its declaration, and the setting a checked value stands for.
 pub struct EngineOption {
     pub spec: OptionSpec,
     /// Whether it changes the search's state (table, threads, network,
     /// tablebases, tunables), so that it must wait until no search runs.
     pub needs_idle: bool,
-    pub action: Action,
+    action: Action,
 }
 
-/// What setting an option does.
+/// How a row turns a value into a [`Setting`].
 #[derive(Clone, Copy)]
-pub enum Action {
-    /// Applies a checked value; `Some(text)` is said as `info string`.
-    Engine(fn(&mut Engine, &OptionValue) -> Option<String>),
+enum Action {
+    Setting(fn(&OptionValue) -> Setting),
     /// Sets a search tunable (the `spsa` build).
     #[cfg(feature = "spsa")]
     Tunable(backrank_search::params::Tunable),
 }
 
 impl EngineOption {
-    /// Applies a value that [`OptionSpec::parse_value`] has checked.
-    pub fn apply(&self, engine: &mut Engine, value: &OptionValue) -> Option<String> {
+    /// The setting of a value that [`OptionSpec::parse_value`] has checked.
+    pub fn setting(&self, value: &OptionValue) -> Setting {
         match self.action {
-            Action::Engine(apply) => apply(engine, value),
+            Action::Setting(setting) => setting(value),
             #[cfg(feature = "spsa")]
-            Action::Tunable(tunable) => {
-                tunable.set(value.spin() as i32);
-                None
-            }
+            Action::Tunable(tunable) => Setting::Tunable(tunable, value.spin() as i32),
         }
     }
+}
+
+/// What an option's value asks of the engine, typed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Setting {
+    /// `Hash`: a new table of this many megabytes.
+    Hash(usize),
+    Threads(usize),
+    /// `Clear Hash`: an empty table and fresh histories.
+    ClearHash,
+    /// An option the engine only announces (`Ponder`: the GUI's business).
+    Nothing,
+    Chess960(bool),
+    MoveOverheadMs(u64),
+    MultiPv(usize),
+    ShowWdl(bool),
+    LimitStrength(bool),
+    Elo(i64),
+    SkillLevel(i64),
+    /// A network file (empty: the embedded network).
+    EvalFile(String),
+    /// Tablebase folders, separated as the platform separates paths.
+    SyzygyPath(String),
+    SyzygyProbeDepth(i32),
+    Syzygy50MoveRule(bool),
+    SyzygyProbeLimit(usize),
+    /// A search tunable and its value (the `spsa` build).
+    #[cfg(feature = "spsa")]
+    Tunable(backrank_search::params::Tunable, i32),
 }
 
 const fn spin(name: &'static str, default: i64, min: i64, max: i64) -> OptionSpec {
@@ -70,116 +96,84 @@ const fn string(name: &'static str) -> OptionSpec {
 /// The engine's own options, in the order `uci` lists them.
 const ENGINE_OPTIONS: &[EngineOption] = &[
     EngineOption {
-        spec: spin("Hash", 16, 1, MAX_HASH_MB),
+        spec: spin("Hash", DEFAULT_HASH_MB as i64, 1, MAX_HASH_MB),
         needs_idle: true,
-        action: Action::Engine(|e, v| e.resize_hash(v.spin() as usize)),
+        action: Action::Setting(|v| Setting::Hash(v.spin() as usize)),
     },
     EngineOption {
         spec: spin("Threads", 1, 1, MAX_THREADS),
         needs_idle: true,
-        action: Action::Engine(|e, v| {
-            e.search().set_threads(v.spin() as usize);
-            None
-        }),
+        action: Action::Setting(|v| Setting::Threads(v.spin() as usize)),
     },
     EngineOption {
         spec: OptionSpec { name: "Clear Hash", kind: OptionKind::Button },
         needs_idle: true,
-        action: Action::Engine(|e, _| {
-            e.search().clear();
-            None
-        }),
+        action: Action::Setting(|_| Setting::ClearHash),
     },
-    EngineOption { spec: check("Ponder", false), needs_idle: false, action: Action::Engine(|_, _| None) },
+    EngineOption {
+        spec: check("Ponder", false),
+        needs_idle: false,
+        action: Action::Setting(|_| Setting::Nothing),
+    },
     EngineOption {
         spec: check("UCI_Chess960", false),
         needs_idle: false,
-        action: Action::Engine(|e, v| {
-            e.settings.chess960 = v.check();
-            None
-        }),
+        action: Action::Setting(|v| Setting::Chess960(v.check())),
     },
     EngineOption {
         spec: spin("Move Overhead", 10, 0, 5000),
         needs_idle: false,
-        action: Action::Engine(|e, v| {
-            e.settings.search.move_overhead_ms = v.spin() as u64;
-            None
-        }),
+        action: Action::Setting(|v| Setting::MoveOverheadMs(v.spin() as u64)),
     },
     EngineOption {
         spec: spin("MultiPV", 1, 1, 256),
         needs_idle: false,
-        action: Action::Engine(|e, v| {
-            e.settings.search.multipv = v.spin() as usize;
-            None
-        }),
+        action: Action::Setting(|v| Setting::MultiPv(v.spin() as usize)),
     },
     EngineOption {
         spec: check("UCI_ShowWDL", false),
         needs_idle: false,
-        action: Action::Engine(|e, v| {
-            e.settings.show_wdl = v.check();
-            None
-        }),
+        action: Action::Setting(|v| Setting::ShowWdl(v.check())),
     },
     EngineOption {
         spec: check("UCI_LimitStrength", false),
         needs_idle: false,
-        action: Action::Engine(|e, v| {
-            e.settings.strength.limit = v.check();
-            None
-        }),
+        action: Action::Setting(|v| Setting::LimitStrength(v.check())),
     },
     EngineOption {
         spec: spin("UCI_Elo", strength::DEFAULT_ELO, strength::MIN_ELO, strength::MAX_ELO),
         needs_idle: false,
-        action: Action::Engine(|e, v| {
-            e.settings.strength.elo = v.spin();
-            None
-        }),
+        action: Action::Setting(|v| Setting::Elo(v.spin())),
     },
     EngineOption {
         spec: spin("Skill Level", 20, 0, 20),
         needs_idle: false,
-        action: Action::Engine(|e, v| {
-            e.settings.strength.skill = v.spin();
-            None
-        }),
+        action: Action::Setting(|v| Setting::SkillLevel(v.spin())),
     },
     EngineOption {
         spec: string("EvalFile"),
         needs_idle: true,
-        action: Action::Engine(|e, v| e.load_network(v.text())),
+        action: Action::Setting(|v| Setting::EvalFile(v.text().to_string())),
     },
     EngineOption {
         spec: string("SyzygyPath"),
         needs_idle: true,
-        action: Action::Engine(|e, v| e.load_tablebases(v.text())),
+        action: Action::Setting(|v| Setting::SyzygyPath(v.text().to_string())),
     },
     EngineOption {
         spec: spin("SyzygyProbeDepth", 1, 1, 100),
         needs_idle: true,
-        action: Action::Engine(|e, v| {
-            e.search().tablebase_config().probe_depth = v.spin() as i32;
-            None
-        }),
+        action: Action::Setting(|v| Setting::SyzygyProbeDepth(v.spin() as i32)),
     },
     EngineOption {
         spec: check("Syzygy50MoveRule", true),
         needs_idle: true,
-        action: Action::Engine(|e, v| {
-            e.search().tablebase_config().fifty_move_rule = v.check();
-            None
-        }),
+        action: Action::Setting(|v| Setting::Syzygy50MoveRule(v.check())),
     },
     EngineOption {
         spec: spin("SyzygyProbeLimit", 7, 0, 7),
         needs_idle: true,
-        action: Action::Engine(|e, v| {
-            e.search().tablebase_config().probe_limit = v.spin() as usize;
-            None
-        }),
+        action: Action::Setting(|v| Setting::SyzygyProbeLimit(v.spin() as usize)),
     },
 ];
 
@@ -250,7 +244,6 @@ mod tests {
             Some(OptionValue::Check(config.fifty_move_rule)),
             find("Syzygy50MoveRule").unwrap().spec.default_value()
         );
-        assert_eq!(spin("Hash") as usize, crate::engine::DEFAULT_HASH_MB);
     }
 }
 
@@ -262,18 +255,15 @@ mod spsa_tests {
     use backrank_search::params::{RFP_MARGIN, TUNABLES};
 
     #[test]
-    fn spsa_tunables_are_listed_set_and_checked_as_options() {
+    fn spsa_tunables_are_listed_and_checked_as_options() {
         let listed: Vec<String> = all().map(|o| o.spec.to_string()).collect();
         assert_eq!(listed.len(), ENGINE_OPTIONS.len() + TUNABLES.len());
         assert!(listed.contains(&"option name RFP_MARGIN type spin default 90 min 30 max 180".to_string()));
-        let mut engine = Engine::new();
-        assert_eq!(engine.set_option("rfp_margin", Some("120")), Ok(None));
-        assert_eq!(RFP_MARGIN.get(), 120);
+        let row = find("rfp_margin").unwrap();
+        let value = row.spec.parse_value(Some("120")).unwrap();
+        assert_eq!(row.setting(&value), Setting::Tunable(RFP_MARGIN, 120));
         for refused in ["181", "29", "wide"] {
-            assert!(engine.set_option("RFP_MARGIN", Some(refused)).is_err(), "{refused}");
+            assert!(row.spec.parse_value(Some(refused)).is_err(), "{refused}");
         }
-        assert_eq!(RFP_MARGIN.get(), 120);
-        assert_eq!(engine.set_option("RFP_MARGIN", Some("90")), Ok(None));
-        assert_eq!(RFP_MARGIN.get(), RFP_MARGIN.default);
     }
 }
