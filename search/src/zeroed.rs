@@ -230,23 +230,10 @@ impl Drop for ZeroedRegion {
 
 #[cfg(target_os = "linux")]
 mod os {
-    //! The few Linux calls the region needs (values from the kernel's
-    //! generic headers, the same on x86-64 and AArch64).
-    use std::ffi::c_void;
+    //! The few Linux calls the region needs, through the `libc` crate.
     use std::ptr::NonNull;
 
-    const PROT_READ: i32 = 1;
-    const PROT_WRITE: i32 = 2;
-    const MAP_PRIVATE: i32 = 2;
-    const MAP_ANONYMOUS: i32 = 0x20;
-    const MADV_DONTNEED: i32 = 4;
-    const MADV_HUGEPAGE: i32 = 14;
-
-    unsafe extern "C" {
-        fn mmap(addr: *mut c_void, len: usize, prot: i32, flags: i32, fd: i32, offset: i64) -> *mut c_void;
-        fn munmap(addr: *mut c_void, len: usize) -> i32;
-        fn madvise(addr: *mut c_void, len: usize, advice: i32) -> i32;
-    }
+    use libc::{MADV_DONTNEED, MADV_HUGEPAGE, MAP_ANONYMOUS, MAP_FAILED, MAP_PRIVATE, PROT_READ, PROT_WRITE};
 
     /// A fresh private anonymous mapping of `len` bytes (zero pages, made
     /// resident only when touched).
@@ -254,15 +241,15 @@ mod os {
         // Safety: a new anonymous mapping at an address of the kernel's
         // choosing touches no existing memory; failure is MAP_FAILED (-1).
         let ptr = unsafe {
-            mmap(std::ptr::null_mut(), len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            libc::mmap(std::ptr::null_mut(), len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
         };
-        if ptr as isize == -1 { None } else { NonNull::new(ptr.cast()) }
+        if ptr == MAP_FAILED { None } else { NonNull::new(ptr.cast()) }
     }
 
     pub fn unmap(base: *mut u8, len: usize) {
         // Safety: `base..base + len` is exactly one mapping made by `map`,
         // unmapped once, when nothing refers to it any more.
-        unsafe { munmap(base.cast(), len) };
+        unsafe { libc::munmap(base.cast(), len) };
     }
 
     /// Asks for huge pages under `start..start + len` (a hint: failure, or
@@ -270,7 +257,7 @@ mod os {
     pub fn advise_huge_pages(start: *mut u8, len: usize) {
         // Safety: the range lies inside one of our mappings, and
         // MADV_HUGEPAGE changes no contents.
-        unsafe { madvise(start.cast(), len, MADV_HUGEPAGE) };
+        unsafe { libc::madvise(start.cast(), len, MADV_HUGEPAGE) };
     }
 
     /// Gives the pages under `start..start + len` (`start` page-aligned) back
@@ -279,7 +266,7 @@ mod os {
         // Safety: the range lies inside one of our private anonymous
         // mappings, to which the caller holds the only access; for such a
         // mapping MADV_DONTNEED means zero-filled pages on the next touch.
-        unsafe { madvise(start.cast(), len, MADV_DONTNEED) == 0 }
+        unsafe { libc::madvise(start.cast(), len, MADV_DONTNEED) == 0 }
     }
 }
 
