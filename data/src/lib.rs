@@ -88,6 +88,13 @@ impl Outcome {
 /// A score that was not recorded (a book move in a PGN): never trained on.
 pub const NO_SCORE: i16 = i16::MIN;
 
+/// A search's score (centipawns or a mate score, `turn`'s view) as games
+/// store it: White's view, within an `i16` and never [`NO_SCORE`].
+pub fn stored_score(score: i32, turn: Color) -> i16 {
+    let white = if turn == Color::White { score } else { -score };
+    white.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16
+}
+
 /// One game: where it started, what was played, how it ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Game {
@@ -182,6 +189,17 @@ pub(crate) mod tests {
             }
         }
         Game { start, moves, outcome: Outcome::BlackWins }
+    }
+
+    #[test]
+    fn stored_scores_are_whites_and_fit_in_sixteen_bits() {
+        assert_eq!(stored_score(35, Color::White), 35);
+        assert_eq!(stored_score(35, Color::Black), -35);
+        // Mate scores are larger than an i16: they keep their sign and
+        // stay clear of NO_SCORE.
+        assert_eq!(stored_score(1_000_000, Color::Black), -i16::MAX);
+        assert_eq!(stored_score(-1_000_000, Color::Black), i16::MAX);
+        assert_ne!(stored_score(i32::MIN + 1, Color::White), NO_SCORE);
     }
 
     #[test]

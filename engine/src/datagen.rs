@@ -20,22 +20,20 @@
 //! or a game whose record was not written) are cut off first. Every game is
 //! decided by its number and the seed alone.
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Instant;
 
 use parking_lot::Mutex;
 use shakmaty::{Color, Position};
 
-use backrank_data::{Filter, Game, Outcome, binary, text};
+use backrank_data::{Filter, Game, Outcome, binary, stored_score, text};
 use backrank_search::Limits;
 use backrank_util::args::KeyValues;
 use backrank_util::rng::SplitMix;
 
 use crate::engine::Engine;
 use crate::openings::{Starts, random_opening};
-use crate::progress::{Progress, open_at, progress_path, read_progress, write_progress};
+use crate::resumable::ResumableWriter;
 
 /// The usage line of `backrank datagen`.
 pub const USAGE: &str = "backrank datagen [out <file>] [games <n>] [nodes <n>] [threads <n>] [plies <n>] [seed <n>] \
@@ -108,22 +106,15 @@ const MAX_PLIES: usize = 400;
 const MAX_START_SCORE: i32 = 400;
 /// The hard node cap per move, in soft limits.
 const HARD_NODES_FACTOR: u64 = 5;
-/// Seconds between progress lines.
-const REPORT_EVERY_S: f64 = 5.0;
 
 /// Plays games until the file holds `config.games` of them.
 pub fn run(config: &Config) -> Result<(), String> {
-    let progress_path = progress_path(&config.out);
-    let progress = read_progress(&progress_path)?;
+    let writer = ResumableWriter::open("datagen", &config.out)?;
+    let progress = writer.progress();
     if progress.written >= config.games {
         eprintln!("{} already holds {} games", config.out.display(), progress.written);
         return Ok(());
     }
-    let file = open_at(&config.out, progress.bytes)?;
-    let start = Instant::now();
-    let output =
-        Mutex::new(Output { file, progress, error: None, positions: 0, games_this_run: 0, last_report: 0.0 });
-    let next_game = AtomicU64::new(progress.next);
     eprintln!(
         "datagen: {} games to {} ({} there), {} nodes a move, {} threads",
         config.games,
@@ -132,6 +123,8 @@ pub fn run(config: &Config) -> Result<(), String> {
         config.nodes,
         config.threads
     );
+    let output = Mutex::new(Output { writer, error: None });
+    let next_game = AtomicU64::new(progress.next);
     std::thread::scope(|scope| {
         for _ in 0..config.threads {
             scope.spawn(|| {
@@ -143,9 +136,8 @@ pub fn run(config: &Config) -> Result<(), String> {
                     if out.is_done(config) {
                         return;
                     }
-                    match out.append(&game, number, config, &progress_path) {
-                        Ok(()) => out.report(config, start.elapsed().as_secs_f64()),
-                        Err(e) => out.error = Some(format!("datagen: {e}")),
+                    if let Err(e) = out.append(&game, number, config) {
+                        out.error = Some(format!("datagen: {e}"));
                     }
                 }
             });
@@ -154,29 +146,19 @@ pub fn run(config: &Config) -> Result<(), String> {
     output.into_inner().error.map_or(Ok(()), Err)
 }
 
-/// The data file and its progress record, behind one lock.
+/// The data file, behind one lock, and the first error that stopped the run.
 struct Output {
-    file: std::fs::File,
-    progress: Progress,
-    /// The first error that stopped the run.
+    writer: ResumableWriter,
     error: Option<String>,
-    positions: u64,
-    games_this_run: u64,
-    last_report: f64,
 }
 
 impl Output {
     fn is_done(&self, config: &Config) -> bool {
-        self.progress.written >= config.games || self.error.is_some()
+        self.writer.progress().written >= config.games || self.error.is_some()
     }
 
-    fn append(
-        &mut self,
-        game: &Game,
-        number: u64,
-        config: &Config,
-        progress_path: &Path,
-    ) -> std::io::Result<()> {
+    /// Appends game `number` and says how the run goes.
+    fn append(&mut self, game: &Game, number: u64, config: &Config) -> std::io::Result<()> {
         let mut bytes = Vec::new();
         if config.text {
             let filter = Filter::default();
@@ -187,36 +169,12 @@ impl Output {
         } else {
             binary::write_game(&mut bytes, game)?;
         }
-        self.file.write_all(&bytes)?;
-        self.file.flush()?;
-        let p = &mut self.progress;
-        p.written += 1;
-        p.next = p.next.max(number + 1);
-        p.bytes = Some(self.file.metadata()?.len());
-        self.games_this_run += 1;
-        self.positions += game.moves.len() as u64;
-        write_progress(progress_path, &self.progress)
-    }
-
-    /// A progress line every few seconds, and at the end.
-    fn report(&mut self, config: &Config, seconds: f64) {
-        let written = self.progress.written;
-        if seconds - self.last_report < REPORT_EVERY_S && written < config.games {
-            return;
-        }
-        self.last_report = seconds;
-        let seconds = seconds.max(0.001);
-        let games_per_s = self.games_this_run as f64 / seconds;
-        let eta_s = (config.games - written) as f64 / games_per_s.max(1e-9);
-        eprintln!(
-            "datagen: {} games ({} this run), {} positions this run, {:.0} positions/s, ETA {}h{:02}m",
-            written,
-            self.games_this_run,
-            self.positions,
-            self.positions as f64 / seconds,
-            (eta_s / 3600.0) as u64,
-            (eta_s / 60.0) as u64 % 60
-        );
+        self.writer.append(&bytes, 1, number + 1, game.moves.len() as u64)?;
+        let left = config.games.saturating_sub(self.writer.progress().written);
+        let eta_s = left as f64 / self.writer.units_per_s().max(1e-9);
+        let eta = format!(", ETA {}h{:02}m", (eta_s / 3600.0) as u64, (eta_s / 60.0) as u64 % 60);
+        self.writer.report(left == 0, &eta);
+        Ok(())
     }
 }
 
@@ -246,12 +204,12 @@ fn play_game(engine: &mut Engine, config: &Config, number: u64) -> Option<Game> 
         }
         let found = engine.think(&limits);
         let best = found.best?;
-        let score = found.report.score;
-        let white_score = if pos.turn() == Color::White { score } else { -score };
+        let stored = stored_score(found.report.score, pos.turn());
+        let white_score = i32::from(stored);
         if moves.is_empty() && white_score.abs() > MAX_START_SCORE {
             return None;
         }
-        moves.push((best, white_score.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16));
+        moves.push((best, stored));
         // Adjudication.
         winning_plies = if white_score.abs() >= WIN_SCORE { winning_plies + 1 } else { 0 };
         drawn_plies = if white_score.abs() <= DRAW_SCORE { drawn_plies + 1 } else { 0 };
@@ -269,6 +227,7 @@ fn play_game(engine: &mut Engine, config: &Config, number: u64) -> Option<Game> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::resumable::{Progress, progress_path, read_progress, write_progress};
     use backrank_data::binary::GameReader;
     use backrank_util::scratch::ScratchDir;
 

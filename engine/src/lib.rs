@@ -12,8 +12,8 @@ pub mod genfens;
 pub mod openings;
 pub mod options;
 pub mod perft;
-pub mod progress;
 pub mod rescore;
+pub mod resumable;
 pub mod search_thread;
 pub mod strength;
 

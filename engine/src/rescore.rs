@@ -22,20 +22,19 @@
 //! where it was.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use parking_lot::Mutex;
-use shakmaty::{Color, Position};
+use shakmaty::Position;
 
-use backrank_data::{Game, binary, is_game_file, read_games, text};
+use backrank_data::{Game, binary, is_game_file, read_games, stored_score, text};
 use backrank_search::Limits;
 use backrank_util::args::KeyValues;
 
 use crate::datagen::move_limits;
 use crate::engine::Engine;
-use crate::progress::{Progress, open_at, progress_path, read_progress, write_progress};
+use crate::resumable::ResumableWriter;
 
 /// The usage line of `backrank rescore`.
 pub const USAGE: &str = "backrank rescore in <file> out <file> [nodes <n>] [threads <n>] [chunk <n>]";
@@ -44,8 +43,6 @@ pub const USAGE: &str = "backrank rescore in <file> out <file> [nodes <n>] [thre
 pub const TEXT_CHUNK: usize = 1024;
 /// Games per chunk.
 pub const GAME_CHUNK: usize = 8;
-/// Seconds between progress lines.
-const REPORT_EVERY_S: f64 = 10.0;
 
 /// What `backrank rescore` does; every field has a command-line key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -154,12 +151,10 @@ struct Done {
     dropped: u64,
 }
 
-/// The search's score of the engine's current position, White's view, as
-/// data files store it.
+/// The search's score of the engine's current position, as data files
+/// store it.
 fn white_score(engine: &mut Engine, limits: &Limits) -> i16 {
-    let score = engine.think(limits).report.score;
-    let white = if engine.position().turn() == Color::White { score } else { -score };
-    white.clamp(-i32::from(i16::MAX), i32::from(i16::MAX)) as i16
+    stored_score(engine.think(limits).report.score, engine.position().turn())
 }
 
 /// Labels one chunk again.
@@ -204,19 +199,14 @@ fn rescore_chunk(engine: &mut Engine, chunk: Chunk, limits: &Limits) -> Done {
     done
 }
 
-/// The output file, its progress record (input lines or games done), and
-/// the chunks finished out of order.
+/// The output file and the chunks finished out of order.
 struct Output {
-    file: std::fs::File,
-    progress_path: PathBuf,
-    progress: Progress,
+    writer: ResumableWriter,
     /// The number of this run's next chunk to write.
     next_chunk: u64,
     waiting: BTreeMap<u64, Done>,
-    positions: u64,
     dropped: u64,
     error: Option<String>,
-    last_report: f64,
 }
 
 impl Output {
@@ -225,32 +215,16 @@ impl Output {
         self.waiting.insert(number, done);
         while let Some(done) = self.waiting.remove(&self.next_chunk) {
             self.next_chunk += 1;
-            self.file.write_all(&done.bytes)?;
-            self.file.flush()?;
-            let p = &mut self.progress;
-            p.written += done.units;
-            p.next = p.written;
-            p.bytes = Some(self.file.metadata()?.len());
-            write_progress(&self.progress_path, &self.progress)?;
-            self.positions += done.positions;
+            let written = self.writer.progress().written;
+            self.writer.append(&done.bytes, done.units, written + done.units, done.positions)?;
             self.dropped += done.dropped;
         }
         Ok(())
     }
 
-    fn report(&mut self, seconds: f64, end: bool) {
-        if !end && seconds - self.last_report < REPORT_EVERY_S {
-            return;
-        }
-        self.last_report = seconds;
-        eprintln!(
-            "rescore: {} lines or games done, {} positions this run ({:.0}/s), {} lines dropped{}",
-            self.progress.written,
-            self.positions,
-            self.positions as f64 / seconds.max(0.001),
-            self.dropped,
-            if end { ", done" } else { "" }
-        );
+    fn report(&mut self, end: bool) {
+        let detail = format!(", {} lines dropped{}", self.dropped, if end { ", done" } else { "" });
+        self.writer.report(end, &detail);
     }
 }
 
@@ -272,9 +246,8 @@ fn skip(input: &mut Input, units: u64) -> Result<(), String> {
 
 /// Labels `config.input` again into `config.out`, resuming if it was started.
 pub fn run(config: &Config) -> Result<(), String> {
-    let progress_path = progress_path(&config.out);
-    let progress = read_progress(&progress_path)?;
-    let file = open_at(&config.out, progress.bytes)?;
+    let writer = ResumableWriter::open("rescore", &config.out)?;
+    let progress = writer.progress();
     let mut input = Input::open(&config.input, config.chunk)?;
     skip(&mut input, progress.written).map_err(|e| format!("{}: {e}", config.input.display()))?;
     eprintln!(
@@ -286,19 +259,9 @@ pub fn run(config: &Config) -> Result<(), String> {
         config.threads
     );
     let input = Mutex::new(input);
-    let output = Mutex::new(Output {
-        file,
-        progress_path,
-        progress,
-        next_chunk: 0,
-        waiting: BTreeMap::new(),
-        positions: 0,
-        dropped: 0,
-        error: None,
-        last_report: 0.0,
-    });
+    let output =
+        Mutex::new(Output { writer, next_chunk: 0, waiting: BTreeMap::new(), dropped: 0, error: None });
     let limits = move_limits(config.nodes);
-    let start = Instant::now();
     std::thread::scope(|scope| {
         for _ in 0..config.threads {
             scope.spawn(|| {
@@ -319,7 +282,7 @@ pub fn run(config: &Config) -> Result<(), String> {
                         return;
                     }
                     match out.finish(number, done) {
-                        Ok(()) => out.report(start.elapsed().as_secs_f64(), false),
+                        Ok(()) => out.report(false),
                         Err(e) => out.error = Some(format!("rescore: {e}")),
                     }
                 }
@@ -327,7 +290,7 @@ pub fn run(config: &Config) -> Result<(), String> {
         }
     });
     let mut output = output.into_inner();
-    output.report(start.elapsed().as_secs_f64(), true);
+    output.report(true);
     output.error.map_or(Ok(()), Err)
 }
 
@@ -335,6 +298,7 @@ pub fn run(config: &Config) -> Result<(), String> {
 mod tests {
     use super::*;
     use crate::datagen;
+    use crate::resumable::{progress_path, read_progress};
     use backrank_util::scratch::ScratchDir;
 
     #[test]
@@ -413,13 +377,17 @@ mod tests {
         }
         // Searched alone, without the game's table, the labels move.
         assert!(changed > new.len() / 4, "{changed} of {} changed", new.len());
-        // Every label is the search's score of the line's position.
+        // Every label is the search's score of the line's position, from
+        // White's view: a search of each position in the same order, its
+        // score turned by hand.
         let mut engine = Engine::new();
         engine.new_game();
         for line in &new[..20] {
-            let (pos, score, _) = text::parse_line(line).unwrap();
+            let (pos, label, _) = text::parse_line(line).unwrap();
+            let white = pos.turn() == shakmaty::Color::White;
             engine.set_root(pos);
-            assert_eq!(white_score(&mut engine, &move_limits(400)), score, "{line}");
+            let score = engine.think(&move_limits(400)).report.score;
+            assert_eq!(i32::from(label), if white { score } else { -score }, "{line}");
         }
     }
 
