@@ -1,5 +1,5 @@
-//! Training positions: reading the self-play text format, the compact
-//! in-memory [`Dataset`], its binary cache, and the train/validation split.
+//! Training positions: reading the text format and game files into the
+//! compact in-memory [`Dataset`], and the train/validation split.
 //!
 //! Text lines are `<FEN> | <score in cp, White's view> | <result 1.0/0.5/0.0,
 //! White's view>`, FENs in X-FEN/Shredder notation (parsed as Chess960).
@@ -8,35 +8,21 @@
 //! the pieces as White-perspective input indices ([`feature`]); Black's are
 //! derived with [`crate::model::mirror`]. Lines that do not parse stay as
 //! records flagged [`FLAG_BAD`] so that records and lines correspond one to
-//! one (the cache and `limit` count lines); the filters ([`Dataset::usable`])
+//! one (`limit` counts lines); the filters ([`Dataset::usable`])
 //! drop them, positions in check, and mate-ish scores at training time.
 //!
-//! # The cache
-//!
-//! Parsing 3.8 M FENs takes seconds; the cache (`cache-<file name>.bin` in
-//! the cache folder) loads them back in well under that. It covers a prefix
-//! of the text file: its header records how many bytes of text it consumed
-//! (whole lines only), how many records that gave, and FNV-1a hashes of the
-//! first and the last 64 KiB of that prefix. On load the hashes are checked
-//! against the text file: if they match the cached records are used and only
-//! the lines after the prefix are parsed and appended to the cache (a file
-//! that another process appends to costs only its new lines); if they do not
-//! match, or the file shrank, the file is parsed afresh and the cache
-//! rewritten. With `limit`, no more lines than needed are parsed.
-//!
-//! Layout, little-endian: magic `BKRKTDC1`, then u64 consumed bytes, u64
-//! records, u64 record bytes, u64 head hash, u64 tail hash; then per record
-//! u8 piece count `n`, u8 flags, u8 result (0/1/2, side to move's view),
-//! i16 score (cp, side to move's view), `n` x u16 feature indices.
+//! Text is parsed on several threads each time it is loaded: generation
+//! 0's 3.76 M lines take about 5 s on two cores, nothing beside a training
+//! run of hours (a binary cache of the parsed records, kept until
+//! 2026-12-05, saved those seconds at the cost of 200 lines).
 
-use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::thread;
 
 use backrank_data::{Filter, Outcome, text};
 use backrank_eval::nnue::feature;
-use backrank_util::hash::{FNV_OFFSET_BASIS, FNV_PRIME, fnv1a};
+use backrank_util::hash::{FNV_OFFSET_BASIS, FNV_PRIME};
 use backrank_util::sigmoid;
 use shakmaty::{Board, Chess, Color, Piece, Position, Role, Square};
 
@@ -65,9 +51,6 @@ pub struct Target {
 }
 
 const MAX_PIECES: usize = 32;
-const CACHE_MAGIC: &[u8; 8] = b"BKRKTDC1";
-const CACHE_HEADER: u64 = 48;
-const PROBE: u64 = 64 * 1024;
 
 /// Records in file order, one per text line, relative to the side to move.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -313,193 +296,19 @@ fn whole_lines(text: &[u8], max_lines: Option<usize>) -> usize {
     }
 }
 
-/// The cache's header.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-struct CacheHeader {
-    consumed: u64,
-    records: u64,
-    record_bytes: u64,
-    head: u64,
-    tail: u64,
-}
-
-impl CacheHeader {
-    fn to_bytes(self) -> Vec<u8> {
-        let mut out = CACHE_MAGIC.to_vec();
-        for word in [self.consumed, self.records, self.record_bytes, self.head, self.tail] {
-            out.extend_from_slice(&word.to_le_bytes());
-        }
-        out
-    }
-
-    fn from_bytes(bytes: &[u8]) -> Option<CacheHeader> {
-        if bytes.len() < CACHE_HEADER as usize || &bytes[..8] != CACHE_MAGIC {
-            return None;
-        }
-        let word =
-            |i: usize| u64::from_le_bytes(bytes[8 + 8 * i..16 + 8 * i].try_into().expect("eight bytes"));
-        Some(CacheHeader {
-            consumed: word(0),
-            records: word(1),
-            record_bytes: word(2),
-            head: word(3),
-            tail: word(4),
-        })
-    }
-}
-
-/// Hashes of the first and the last [`PROBE`] bytes of the text's first
-/// `consumed` bytes.
-fn prefix_hashes(text: &mut File, consumed: u64) -> io::Result<(u64, u64)> {
-    let mut region = |start: u64, len: u64| -> io::Result<u64> {
-        let mut buf = vec![0; len as usize];
-        text.seek(SeekFrom::Start(start))?;
-        text.read_exact(&mut buf)?;
-        Ok(fnv1a(&buf))
-    };
-    let len = consumed.min(PROBE);
-    Ok((region(0, len)?, region(consumed - len, len)?))
-}
-
-/// Appends every record of `data` to `out` in the cache's layout.
-fn encode_records(data: &Dataset, out: &mut Vec<u8>) {
-    for i in 0..data.len() {
-        let features = data.features_of(i);
-        out.extend_from_slice(&[features.len() as u8, data.flags[i], data.results[i]]);
-        out.extend_from_slice(&data.scores[i].to_le_bytes());
-        for f in features {
-            out.extend_from_slice(&f.to_le_bytes());
-        }
-    }
-}
-
-/// Decodes up to `max` records from `bytes` into `data`; `None` if the
-/// bytes end inside a record.
-fn decode_records(mut bytes: &[u8], max: usize, data: &mut Dataset) -> Option<()> {
-    let mut features = Vec::with_capacity(MAX_PIECES);
-    for _ in 0..max {
-        let (head, rest) = bytes.split_at_checked(5)?;
-        let count = usize::from(head[0]);
-        let (body, rest) = rest.split_at_checked(2 * count)?;
-        features.clear();
-        features.extend(body.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])));
-        data.push(&features, i16::from_le_bytes([head[3], head[4]]), head[2], head[1]);
-        bytes = rest;
-    }
-    Some(())
-}
-
-/// Where the cache of the text file `text` lives in the folder `dir`.
-pub fn cache_path(dir: &Path, text: &Path) -> PathBuf {
-    let name = text.file_name().map_or_else(|| "data".into(), |n| n.to_string_lossy().into_owned());
-    dir.join(format!("cache-{name}.bin"))
-}
-
-/// What [`load_file`] did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct LoadReport {
-    /// Records taken from the cache.
-    pub cached: usize,
-    /// Records parsed from the text now.
-    pub parsed: usize,
-    /// Lines that did not parse, among all the records returned.
-    pub bad: usize,
-}
-
-/// Reads the cache at `path` if it still describes a prefix of `text`,
-/// with up to `max` of its records.
-fn read_cache(path: &Path, text: &mut File, text_len: u64, max: usize) -> Option<(CacheHeader, Dataset)> {
-    let mut file = File::open(path).ok()?;
-    let mut head = [0; CACHE_HEADER as usize];
-    file.read_exact(&mut head).ok()?;
-    let header = CacheHeader::from_bytes(&head)?;
-    if header.consumed > text_len || prefix_hashes(text, header.consumed).ok()? != (header.head, header.tail)
-    {
-        return None;
-    }
-    let mut bytes = vec![0; usize::try_from(header.record_bytes).ok()?];
-    file.read_exact(&mut bytes).ok()?;
-    let take = max.min(usize::try_from(header.records).ok()?);
-    let mut data = Dataset::new();
-    data.features.reserve(bytes.len() / 2);
-    decode_records(&bytes, take, &mut data)?;
-    Some((header, data))
-}
-
-/// Writes the encoded `records` after the first `kept` record bytes of the
-/// cache at `path` (dropping any others), then `header`.
-fn append_cache(path: &Path, kept: u64, records: &[u8], header: CacheHeader) -> io::Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)?;
-    }
-    let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(path)?;
-    // A blank header first: a crash before the real one is written leaves
-    // a file that is refused rather than misread.
-    file.set_len(CACHE_HEADER + kept)?;
-    file.seek(SeekFrom::Start(0))?;
-    file.write_all(&[0; CACHE_HEADER as usize])?;
-    file.seek(SeekFrom::Start(CACHE_HEADER + kept))?;
-    file.write_all(records)?;
-    file.seek(SeekFrom::Start(0))?;
-    file.write_all(&header.to_bytes())?;
-    Ok(())
-}
-
 /// The first `limit` records (all without one) of the text file `path`,
-/// through the cache at `cache`, parsing on `threads` threads.
-pub fn load_file(
-    path: &Path,
-    cache: &Path,
-    limit: Option<usize>,
-    threads: usize,
-) -> Result<(Dataset, LoadReport), String> {
-    let err = |e: io::Error| format!("{}: {e}", path.display());
-    let mut text = File::open(path).map_err(err)?;
-    let text_len = text.metadata().map_err(err)?.len();
-    let max = limit.unwrap_or(usize::MAX);
-    let (old, mut data) = match read_cache(cache, &mut text, text_len, max) {
-        Some((header, data)) => (Some(header), data),
-        None => (None, Dataset::new()),
-    };
-    let mut report = LoadReport { cached: data.len(), ..LoadReport::default() };
-    let header = old.unwrap_or_default();
-    let cache_complete = data.len() as u64 == header.records;
-    if data.len() < max && cache_complete && header.consumed < text_len {
-        let mut rest = Vec::new();
-        text.seek(SeekFrom::Start(header.consumed)).map_err(err)?;
-        text.read_to_end(&mut rest).map_err(err)?;
-        let take = whole_lines(&rest, limit.map(|l| l - data.len()));
-        let new = parse_text(&rest[..take], threads);
-        report.parsed = new.len();
-        data.extend(&new);
-        let consumed = header.consumed + take as u64;
-        let (head, tail) = prefix_hashes(&mut text, consumed).map_err(err)?;
-        let mut bytes = Vec::new();
-        encode_records(&new, &mut bytes);
-        let kept = old.map_or(0, |h| h.record_bytes);
-        let new_header = CacheHeader {
-            consumed,
-            records: data.len() as u64,
-            record_bytes: kept + bytes.len() as u64,
-            head,
-            tail,
-        };
-        if take > 0
-            && let Err(e) = append_cache(cache, kept, &bytes, new_header)
-        {
-            eprintln!("warning: cannot write the cache {}: {e}", cache.display());
-        }
-    }
-    report.bad = data.flags.iter().filter(|&&f| f & FLAG_BAD != 0).count();
-    Ok((data, report))
+/// parsed on `threads` threads: one record a whole line (a line still
+/// being written, without its newline, is left for a later read).
+pub fn load_file(path: &Path, limit: Option<usize>, threads: usize) -> Result<Dataset, String> {
+    let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(parse_text(&text[..whole_lines(&text, limit)], threads))
 }
 
 /// The records of several files in order, at most `limit` in all: text
-/// files cached in the folder `cache_dir`, game files (`.bin`, `.pgn`) read
-/// through `filter`. Reports each file to `log`.
+/// files parsed whole, game files (`.bin`, `.pgn`) read through `filter`.
+/// Reports each file to `log`.
 pub fn load(
     paths: &[PathBuf],
-    cache_dir: &Path,
     limit: Option<usize>,
     filter: &Filter,
     threads: usize,
@@ -512,29 +321,17 @@ pub fn load(
             break;
         }
         let start = std::time::Instant::now();
-        if backrank_data::is_game_file(path) {
+        let (data, what) = if backrank_data::is_game_file(path) {
             let data = load_games(path, filter, left, log)?;
-            let _ = writeln!(
-                log,
-                "{}: {} positions kept in {:.1}s",
-                path.display(),
-                data.len(),
-                start.elapsed().as_secs_f64()
-            );
-            all.extend(&data);
-            continue;
-        }
-        let (data, report) = load_file(path, &cache_path(cache_dir, path), left, threads)?;
-        let _ = writeln!(
-            log,
-            "{}: {} records ({} cached, {} parsed, {} bad lines) in {:.1}s",
-            path.display(),
-            data.len(),
-            report.cached,
-            report.parsed,
-            report.bad,
-            start.elapsed().as_secs_f64()
-        );
+            let what = format!("{} positions kept", data.len());
+            (data, what)
+        } else {
+            let data = load_file(path, left, threads)?;
+            let bad = data.flags.iter().filter(|&&f| f & FLAG_BAD != 0).count();
+            let what = format!("{} records ({bad} bad lines)", data.len());
+            (data, what)
+        };
+        let _ = writeln!(log, "{}: {what} in {:.1}s", path.display(), start.elapsed().as_secs_f64());
         if all.is_empty() {
             all = data;
         } else {

@@ -2,9 +2,9 @@
 //!
 //! ```text
 //! backrank-train data A.txt,B.txt out nets/v1.nnue [hidden 128] [buckets 1] [kingmirror 0|1] [epochs 20] [lambda 0.1]
-//!     [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR]
+//!     [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N]
 //!     [valblock 2000] [valevery 20] [resume 0|1] [stop N] [mirror 0|1] [lrfloor 0.05] [minply 8] [qb 256] [scale 400]
-//! backrank-train compare data A.txt,B.txt out nets/v1.nnue [samples 20000] [limit N] [cache DIR]
+//! backrank-train compare data A.txt,B.txt out nets/v1.nnue [samples 20000] [limit N]
 //! backrank-train wdl A.bin[,B.pgn...]
 //! ```
 //!
@@ -13,11 +13,10 @@
 //! N epochs of this call. `compare` evaluates validation positions with the
 //! checkpoint's float model and with the quantised net as the engine loads
 //! it, and prints how far apart they are. `wdl` fits the win/draw/loss
-//! model of `UCI_ShowWDL` to the games' results and prints it. Text files are cached as
-//! `<cache>/cache-<name>.bin` (`cache` defaults to the folder of `out`).
+//! model of `UCI_ShowWDL` to the games' results and prints it.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use backrank_eval::nnue::{HIDDEN, Network};
@@ -26,7 +25,7 @@ use backrank_train::train::{self, Checkpoint, RunOptions, Settings};
 use backrank_util::args::KeyValues;
 
 const USAGE: &str = "usage: backrank-train [compare] data A.txt[,B.txt...] out NET [hidden 128] [buckets 1] [kingmirror 0|1] [epochs 20] \
-[lambda 0.1] [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] [cache DIR] \
+[lambda 0.1] [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] \
 [valblock 2000] [valevery 20] [resume 0|1] [stop N] [samples 20000] [mirror 0|1] [lrfloor 0.05] \
 [minply 8] [qb 256] [scale 400]";
 
@@ -44,7 +43,6 @@ const KEYS: &[&str] = &[
     "threads",
     "seed",
     "limit",
-    "cache",
     "valblock",
     "valevery",
     "resume",
@@ -106,13 +104,9 @@ fn setup(args: &KeyValues) -> Result<Setup, String> {
     let files: Vec<PathBuf> =
         args.text("data").ok_or(USAGE)?.split(',').filter(|f| !f.is_empty()).map(PathBuf::from).collect();
     let out = PathBuf::from(args.text("out").ok_or(USAGE)?);
-    let cache = match args.text("cache") {
-        Some(dir) => PathBuf::from(dir),
-        None => out.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).to_path_buf(),
-    };
     let limit = args.text("limit").map(|_| args.get("limit", 0usize)).transpose()?;
     let filter = backrank_data::Filter { min_ply: args.get("minply", 8usize)?, ..Default::default() };
-    let data = data::load(&files, &cache, limit, &filter, settings.threads, &mut std::io::stdout())?;
+    let data = data::load(&files, limit, &filter, settings.threads, &mut std::io::stdout())?;
     let (train, val) = data::split(&data, args.get("valblock", 2000)?, args.get("valevery", 20)?);
     println!(
         "{} records: {} train, {} validation, {} filtered (bad, in check or |score| >= {})",

@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::Instant;
 
+use crate::adam::Adam;
 use backrank_eval::nnue::{Network, QB};
-use backrank_util::adam::Adam;
 use backrank_util::hash::fnv1a;
 use backrank_util::rng::SplitMix;
 

@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
+use crate::adam::Adam;
 use backrank_data::{Filter, read_games};
 use backrank_eval::wdl::{WdlParams, chances};
-use backrank_util::adam::Adam;
 use shakmaty::Chess;
 
 /// One position: its score, material and result (White's view).

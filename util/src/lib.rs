@@ -1,10 +1,9 @@
 //! Small helpers that several Backrank crates need, each in one place: a
 //! seedable RNG ([`rng`]), `key value` command-line arguments ([`args`]),
-//! the Adam optimiser ([`adam`]), the logistic function ([`sigmoid`]), the
-//! FNV-1a hash of file checksums ([`hash`]) and a Chess960 FEN reader
-//! ([`position`]) and scratch folders ([`scratch`]) for tests.
+//! the logistic function ([`sigmoid`]), the FNV-1a hash of file checksums
+//! ([`hash`]), and a Chess960 FEN reader ([`position`]) and scratch folders
+//! ([`scratch`]) for tests.
 
-pub mod adam;
 pub mod args;
 pub mod hash;
 pub mod rng;
