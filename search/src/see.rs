@@ -75,12 +75,11 @@ pub fn see_ge(pos: &Chess, m: Move, threshold: i32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
-    use shakmaty::fen::Fen;
+    use backrank_util::position;
     use shakmaty::uci::UciMove;
 
     fn check(fen: &str, uci: &str, threshold: i32) -> bool {
-        let pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap();
+        let pos = position(fen);
         let m = uci.parse::<UciMove>().unwrap().to_move(&pos).unwrap();
         see_ge(&pos, m, threshold)
     }

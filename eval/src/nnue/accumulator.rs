@@ -187,8 +187,9 @@ impl AccumulatorStack {
 mod tests {
     use super::*;
     use crate::nnue::embedded;
+    use backrank_util::position;
     use backrank_util::rng::SplitMix;
-    use shakmaty::{CastlingMode, Chess, Position, Square, fen::Fen};
+    use shakmaty::{Chess, Position, Square};
 
     #[test]
     fn mirrored_is_the_black_feature() {
@@ -223,7 +224,7 @@ mod tests {
         let mut rng = SplitMix(7);
         for line in suite.lines().filter(|l| !l.is_empty()) {
             let fen = line.split(';').next().unwrap().trim();
-            let mut pos: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Chess960).unwrap();
+            let mut pos = position(fen);
             let mut stack = AccumulatorStack::new(net.clone(), 16);
             let mut ply = 0usize;
             stack.evaluate(0, pos.board(), pos.turn());
@@ -265,11 +266,7 @@ mod tests {
     fn incremental_equals_refresh_along_a_game_with_castling() {
         let net = embedded();
         let mut stack = AccumulatorStack::new(net.clone(), 8);
-        let mut pos: Chess = "1r2k1r1/pbppnp1p/1b3P2/8/Q7/B1PB1q2/P4PPP/3RK1R1 w GDgb - 0 1"
-            .parse::<Fen>()
-            .unwrap()
-            .into_position(CastlingMode::Chess960)
-            .unwrap();
+        let mut pos = position("1r2k1r1/pbppnp1p/1b3P2/8/Q7/B1PB1q2/P4PPP/3RK1R1 w GDgb - 0 1");
         let mut ply = 0;
         for _ in 0..40 {
             let moves = pos.legal_moves();
