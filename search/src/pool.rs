@@ -362,6 +362,18 @@ mod tests {
     }
 
     #[test]
+    fn a_node_limit_counts_every_thread() {
+        // Two threads stop near the limit in all (it was the main thread's
+        // own nodes: about twice the limit in all): short of it by at
+        // most the helper's unflushed nodes when the main thread stops.
+        let limits = Limits { nodes: Some(200_000), ..Limits::default() };
+        let result = search("bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", &limits, 2);
+        let nodes = result.report.nodes;
+        let slack = 2 * crate::params::CHECK_EVERY_NODES;
+        assert!((200_000..200_000 + slack).contains(&nodes), "{nodes} nodes");
+    }
+
+    #[test]
     fn searchmoves_restricts_the_root() {
         let root = Chess::default();
         let only = root.legal_moves().into_iter().find(|m| m.to_string() == "a2-a3").unwrap();

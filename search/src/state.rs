@@ -233,10 +233,19 @@ impl Worker {
                 shared.signals.stop();
             }
         }
-        if self.id == 0 && shared.limits.nodes.is_some_and(|limit| self.nodes >= limit) {
+        if self.id == 0 && shared.limits.nodes.is_some_and(|limit| self.search_nodes(shared) >= limit) {
             shared.signals.stop();
         }
         shared.signals.is_stopped()
+    }
+
+    /// The nodes of every thread so far, as this thread sees them: the
+    /// flushed total and its own unflushed nodes. Exact with one thread;
+    /// with more, short by the helpers' unflushed nodes (fewer than
+    /// [`CHECK_EVERY_NODES`] each), so that `go nodes N` stops near N
+    /// nodes in all, as in Stockfish.
+    pub(crate) fn search_nodes(&self, shared: &Shared) -> u64 {
+        shared.nodes.load(Ordering::Relaxed) + self.unflushed_nodes
     }
 
     /// Starts the count of a new search.

@@ -204,7 +204,7 @@ impl Worker {
             .is_some_and(|moves| score > 0 && is_mate(score) && mate_in_moves(score) <= moves as i32);
         // One legal move: no need to think (unless the GUI wants us to).
         let forced = self.root_moves.len() == 1 && shared.time.soft.is_some();
-        let soft_nodes = shared.limits.soft_nodes.is_some_and(|limit| self.nodes >= limit);
+        let soft_nodes = shared.limits.soft_nodes.is_some_and(|limit| self.search_nodes(shared) >= limit);
         mate_found || forced || soft_nodes || shared.iteration_time_over(time_scale)
     }
 }
