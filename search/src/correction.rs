@@ -22,20 +22,16 @@ use shakmaty::{Board, Color, Role};
 
 use backrank_util::hash::mix64;
 
-use crate::params::{CORRECTION_NON_PAWN_WEIGHT, CORRECTION_PAWN_WEIGHT};
+use crate::params::{
+    CORRECTION_LIMIT, CORRECTION_MAX_DIFF, CORRECTION_MAX_WEIGHT, CORRECTION_NON_PAWN_WEIGHT,
+    CORRECTION_PAWN_WEIGHT,
+};
 use crate::score::DECISIVE_BOUND;
 
 /// Entries per table and side to move.
 const ENTRIES: usize = 1 << 14;
 /// Entries hold centipawns times this.
 const GRAIN: i32 = 256;
-/// The largest correction an entry may hold, centipawns.
-const LIMIT: i32 = 100;
-/// A search result further than this from the static evaluation counts as
-/// this far (a tactic, not a misjudged structure).
-const MAX_DIFF: i32 = 300;
-/// The heaviest weight of one update, in 1/256.
-const MAX_WEIGHT: i32 = 16;
 
 /// The table slots of one position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,9 +87,10 @@ impl Corrections {
     /// evaluation said `raw`: every table moves toward the difference.
     pub fn update(&mut self, turn: Color, keys: &CorrectionKeys, raw: i32, score: i32, depth: i32) {
         let side = turn as usize;
-        let target = (score - raw).clamp(-MAX_DIFF, MAX_DIFF) * GRAIN;
-        let weight = (depth + 1).clamp(1, MAX_WEIGHT);
-        let limit = LIMIT * GRAIN;
+        let max_diff = CORRECTION_MAX_DIFF.get();
+        let target = (score - raw).clamp(-max_diff, max_diff) * GRAIN;
+        let weight = (depth + 1).clamp(1, CORRECTION_MAX_WEIGHT.get());
+        let limit = CORRECTION_LIMIT.get() * GRAIN;
         let blend = |entry: &mut i16| {
             let old = i32::from(*entry);
             *entry = ((old * (256 - weight) + target * weight) / 256).clamp(-limit, limit) as i16;
@@ -151,7 +148,7 @@ mod tests {
         }
         let capped = c.correct(Color::White, &keys, 0);
         let full = CORRECTION_PAWN_WEIGHT.get() + 2 * CORRECTION_NON_PAWN_WEIGHT.get();
-        assert!(capped <= LIMIT * full / 64, "{capped}");
+        assert!(capped <= CORRECTION_LIMIT.get() * full / 64, "{capped}");
         assert!(c.correct(Color::White, &keys, DECISIVE_BOUND - 5) < DECISIVE_BOUND);
     }
 }

@@ -18,17 +18,13 @@ use crate::history::{Line, bonus, piece_to};
 use crate::movepick::{MovePicker, is_noisy};
 use crate::params::{
     EXTENSION_MAX_PLY, IIR_MIN_DEPTH, SE_DOUBLE_MARGIN, SE_DOUBLE_MAX, SE_MARGIN, SE_MIN_DEPTH,
-    SE_TT_DEPTH_MARGIN, TB_DEPTH_BONUS,
+    SE_TT_DEPTH_MARGIN, TB_DEPTH_BONUS, TT_FIFTY_MOVE_GUARD,
 };
 use crate::pruning::MoveFate;
 use crate::score::{DRAW, MATE_BOUND, MAX_PLY, is_decisive, mated_in};
 use crate::state::{EVAL_NONE, Node, NodeState, PlyState, Shared, Worker, bound_of, play, tt_cutoff};
 use crate::tablebase::wdl_score;
 use crate::tt::{Bound, TtEntry, is_packed, pack_move};
-
-/// From this fifty-move counter on, a table result no longer ends a node
-/// (as in Stockfish, 90).
-const FIFTY_MOVE_TT_GUARD: u32 = 90;
 
 impl Worker {
     /// Whether the static evaluation at `ply` beats the one two plies
@@ -84,7 +80,7 @@ impl Worker {
         if let Some(hit) = tt_hit
             && excluded.is_none()
             && !pv_node
-            && pos.halfmoves() < FIFTY_MOVE_TT_GUARD
+            && pos.halfmoves() < TT_FIFTY_MOVE_GUARD.get() as u32
             && hit.depth >= depth
             && tt_cutoff(hit.bound, hit.score, alpha, beta)
         {

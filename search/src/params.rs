@@ -1,13 +1,11 @@
 //! The search's tunable numbers.
 //!
-//! Most numbers that pruning, reductions, extensions and move ordering use
-//! are [`Tunable`]s, declared once below with their range. Not all yet:
-//! some two dozen still live where they are used, as constants or inline
-//! numbers (among them the fifty-move guard of the table cut-off in
-//! `negamax`, late move pruning's `3 + d^2` and its halving in
-//! [`lmp_limit`], the correction histories' limits and weights in
-//! `correction`, the aspiration window's largest delta, the piece values
-//! of `see`). Issue 52 moves them here, each a tunable. In the plain
+//! Every number that pruning, reductions, extensions, move ordering, the
+//! exchange values and the correction histories use is a [`Tunable`],
+//! declared once below with its range. The constants after them are not
+//! tuned at fixed nodes: the time manager's (a clock decides them), the
+//! threads' vote, and structural bounds (the table's check interval, the
+//! history cap, the deepest extended ply). In the plain
 //! build each is a constant (`RFP_MARGIN.get()` compiles to the number).
 //! With the cargo feature `spsa` each becomes a UCI spin option that
 //! changes the search, and `backrank spsa` prints them in OpenBench's SPSA
@@ -152,14 +150,41 @@ tunables! {
     /// tables' average).
     CORRECTION_PAWN_WEIGHT = 32, 0..=96;
     CORRECTION_NON_PAWN_WEIGHT = 16, 0..=48;
+    /// Correction histories: the largest correction an entry may hold,
+    /// centipawns; a search result further than the next from the static
+    /// evaluation counts as that far (a tactic, not a misjudged structure);
+    /// the heaviest weight of one update, in 256ths. (Entries are `i16`s of
+    /// 256ths of a centipawn: the limit stays below 128.)
+    CORRECTION_LIMIT = 100, 32..=127;
+    CORRECTION_MAX_DIFF = 300, 100..=800;
+    CORRECTION_MAX_WEIGHT = 16, 4..=64;
+    /// From this fifty-move counter on, a table result no longer ends a
+    /// node (as in Stockfish, 90): the stored result may come from a path
+    /// on which the rule did not bind.
+    TT_FIFTY_MOVE_GUARD = 90, 60..=99;
+    /// Late move pruning: quiet moves tried before the rest are skipped,
+    /// this plus depth squared, and this share of it (percent) when the
+    /// evaluation is not improving.
+    LMP_BASE = 3, 0..=10;
+    LMP_NOT_IMPROVING_PCT = 50, 20..=100;
+    /// Late move reductions: a ply less at PV nodes, a ply more when the
+    /// evaluation is not improving.
+    LMR_PV_REDUCTION = 1, 0..=3;
+    LMR_NOT_IMPROVING_REDUCTION = 1, 0..=3;
+    /// Aspiration windows: the half-width past which the window opens fully.
+    ASPIRATION_MAX_DELTA = 800, 200..=2000;
+    /// The search's piece values, in centipawns: for exchanges (SEE),
+    /// capture ordering and delta pruning.
+    SEE_PAWN_VALUE = 100, 60..=150;
+    SEE_KNIGHT_VALUE = 320, 200..=450;
+    SEE_BISHOP_VALUE = 320, 200..=450;
+    SEE_ROOK_VALUE = 500, 350..=700;
+    SEE_QUEEN_VALUE = 950, 700..=1300;
 }
 
 /// Extensions stop two thirds of the way to the deepest ply, so that
 /// extended lines cannot run into it.
 pub const EXTENSION_MAX_PLY: usize = 2 * crate::score::MAX_PLY / 3;
-
-/// Aspiration windows: the half-width past which the window opens fully.
-pub const ASPIRATION_MAX_DELTA: i32 = 800;
 
 fn lmr_formula(depth: usize, moves: usize) -> i32 {
     if depth == 0 || moves == 0 {
@@ -187,10 +212,11 @@ pub fn lmr_reduction(depth: i32, index: usize) -> i32 {
     lmr_formula((depth as usize).min(63), index.min(63))
 }
 
-/// Late move pruning: quiet moves tried before the rest are skipped (half
-/// as many when the evaluation is not improving).
-pub const fn lmp_limit(depth: i32, improving: bool) -> usize {
-    ((3 + depth * depth) / if improving { 1 } else { 2 }) as usize
+/// Late move pruning: quiet moves tried before the rest are skipped (fewer
+/// when the evaluation is not improving).
+pub fn lmp_limit(depth: i32, improving: bool) -> usize {
+    let moves = LMP_BASE.get() + depth * depth;
+    (if improving { moves } else { moves * LMP_NOT_IMPROVING_PCT.get() / 100 }) as usize
 }
 
 /// The tunable called `name` (any case).

@@ -9,9 +9,9 @@ use crate::history::Line;
 use crate::movepick::is_noisy;
 use crate::params::{
     FP_BASE, FP_MARGIN, FP_MAX_DEPTH, LMP_MAX_DEPTH, LMR_HISTORY_DIVISOR, LMR_MIN_DEPTH, LMR_MIN_MOVES,
-    NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR, NMP_EVAL_MAX_REDUCTION, NMP_MIN_DEPTH,
-    RAZOR_BASE, RAZOR_MARGIN, RAZOR_MAX_DEPTH, RFP_MARGIN, RFP_MAX_DEPTH, SEE_NOISY_MARGIN,
-    SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, lmp_limit, lmr_reduction,
+    LMR_NOT_IMPROVING_REDUCTION, LMR_PV_REDUCTION, NMP_BASE_REDUCTION, NMP_DEPTH_DIVISOR, NMP_EVAL_DIVISOR,
+    NMP_EVAL_MAX_REDUCTION, NMP_MIN_DEPTH, RAZOR_BASE, RAZOR_MARGIN, RAZOR_MAX_DEPTH, RFP_MARGIN,
+    RFP_MAX_DEPTH, SEE_NOISY_MARGIN, SEE_PRUNE_MAX_DEPTH, SEE_QUIET_MARGIN, lmp_limit, lmr_reduction,
 };
 use crate::position::{has_non_pawn_material, null_move, null_move_key};
 use crate::score::is_decisive;
@@ -187,7 +187,8 @@ impl Worker {
             return 0;
         }
         let history = self.histories.quiet(line, m);
-        (lmr_reduction(depth, index) - i32::from(pv_node) + i32::from(!state.improving)
+        (lmr_reduction(depth, index) - LMR_PV_REDUCTION.get() * i32::from(pv_node)
+            + LMR_NOT_IMPROVING_REDUCTION.get() * i32::from(!state.improving)
             - history / LMR_HISTORY_DIVISOR.get())
         // At least a ply of search is left (new_depth can be 1 or less when
         // a range lets LMR start at depth 1 or 2).

@@ -5,14 +5,18 @@
 
 use shakmaty::{Bitboard, Chess, Move, Position, Role};
 
+use crate::params::{SEE_BISHOP_VALUE, SEE_KNIGHT_VALUE, SEE_PAWN_VALUE, SEE_QUEEN_VALUE, SEE_ROOK_VALUE};
+
 /// The search's piece values, in centipawns: for exchanges, capture
 /// ordering and delta pruning (the king is never captured).
-pub const fn piece_value(role: Role) -> i32 {
+#[inline]
+pub fn piece_value(role: Role) -> i32 {
     match role {
-        Role::Pawn => 100,
-        Role::Knight | Role::Bishop => 320,
-        Role::Rook => 500,
-        Role::Queen => 950,
+        Role::Pawn => SEE_PAWN_VALUE.get(),
+        Role::Knight => SEE_KNIGHT_VALUE.get(),
+        Role::Bishop => SEE_BISHOP_VALUE.get(),
+        Role::Rook => SEE_ROOK_VALUE.get(),
+        Role::Queen => SEE_QUEEN_VALUE.get(),
         Role::King => 20_000,
     }
 }

@@ -185,7 +185,7 @@ impl Worker {
             // A fail-low after it refutes an earlier fail-high.
             fail_high = (score >= beta && !self.pv[0].is_empty()).then(|| (score, self.pv[0].clone()));
             delta *= 2;
-            if delta > ASPIRATION_MAX_DELTA {
+            if delta > ASPIRATION_MAX_DELTA.get() {
                 (alpha, beta) = (-INFINITY, INFINITY);
             } else if score <= alpha {
                 alpha = (score - delta).max(-INFINITY);
