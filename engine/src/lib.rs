@@ -4,6 +4,8 @@
 
 pub mod bench;
 pub mod controller;
+#[cfg(target_arch = "x86_64")]
+pub mod cpu;
 pub mod datagen;
 pub mod engine;
 pub mod frc;

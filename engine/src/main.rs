@@ -13,6 +13,18 @@ use backrank::{bench, datagen, frc, rescore};
 use backrank_uci::notation::{parse_fen, shredder_fen, x_fen};
 use backrank_util::rng::SplitMix;
 
+/// Before anything else the binary compiled runs: whether this CPU has the
+/// instructions the build was compiled for (see [`backrank::cpu`]); if not,
+/// it says which build to use and exits.
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+#[used]
+#[unsafe(link_section = ".preinit_array")]
+static CPU_CHECK: extern "C" fn() = backrank::cpu::check;
+#[cfg(all(target_arch = "x86_64", windows))]
+#[used]
+#[unsafe(link_section = ".CRT$XCAA")]
+static CPU_CHECK: extern "C" fn() = backrank::cpu::check;
+
 const USAGE: &str = "usage: backrank [bench [depth] | perft \"<FEN>\" <depth> | frc <n> [<m>] | frc random | datagen ... | rescore ... | spsa]";
 
 fn main() -> ExitCode {
