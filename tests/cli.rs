@@ -74,6 +74,22 @@ fn number_after(line: &str, prefix: &str) -> u64 {
 }
 
 // ---------------------------------------------------------------------------
+// --version
+// ---------------------------------------------------------------------------
+
+#[test]
+fn version_names_the_build() {
+    let run = backrank_ok(&["--version"]);
+    let [line] = run.lines.as_slice() else { panic!("{:?}", run.lines) };
+    // `Backrank 0.2.0 (8909c38) linux x86-64-v3`: `id name`, the OS and the CPU level.
+    let rest = line.strip_prefix(backrank::ENGINE_NAME).unwrap_or_else(|| panic!("{line}"));
+    let level = rest.strip_prefix(&format!(" {} ", std::env::consts::OS)).unwrap_or_else(|| panic!("{line}"));
+    #[cfg(target_arch = "x86_64")]
+    assert_eq!(level, backrank::cpu::build_level(), "{line}");
+    assert!(!level.is_empty());
+}
+
+// ---------------------------------------------------------------------------
 // bench
 // ---------------------------------------------------------------------------
 

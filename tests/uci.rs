@@ -20,7 +20,11 @@ fn handshake_lists_options_and_answers_isready() {
     let mut engine = Engine::spawn();
     engine.send("uci");
     let lines = engine.read_until(|l| l == "uciok", SLOW);
-    assert!(lines[0].starts_with("id name Backrank"), "first line {:?}", lines[0]);
+    // `Backrank 0.2.0 (8909c38)`: the version and the commit it was built from.
+    assert_eq!(lines[0], format!("id name {}", backrank::ENGINE_NAME));
+    let version = concat!("id name Backrank ", env!("CARGO_PKG_VERSION"), " (");
+    let commit = lines[0].strip_prefix(version).and_then(|rest| rest.strip_suffix(')'));
+    assert!(commit.is_some_and(|c| !c.is_empty() && !c.contains(' ')), "first line {:?}", lines[0]);
     assert!(lines.iter().any(|l| l.starts_with("id author ")), "{lines:?}");
     for option in [
         "option name Hash type spin default 16 min 1 max ",

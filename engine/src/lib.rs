@@ -19,6 +19,9 @@ pub mod resumable;
 pub mod search_thread;
 pub mod strength;
 
-/// Name and author as `uci` announces them.
-pub const ENGINE_NAME: &str = concat!("Backrank ", env!("CARGO_PKG_VERSION"));
+/// Name and author as `uci` announces them: the version, and the commit
+/// it was built from (`build.rs`: `git rev-parse --short HEAD`, or the
+/// `BACKRANK_COMMIT` variable, or `unknown`).
+pub const ENGINE_NAME: &str =
+    concat!("Backrank ", env!("CARGO_PKG_VERSION"), " (", env!("BACKRANK_COMMIT"), ")");
 pub const ENGINE_AUTHOR: &str = "the Backrank developers";

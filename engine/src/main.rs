@@ -1,5 +1,5 @@
 //! `backrank`: with no arguments, a UCI engine on stdin/stdout. Subcommands:
-//! `bench [depth]`, `perft "<FEN>" <depth>`, `frc <n> [<m>] | frc random`,
+//! `--version`, `bench [depth]`, `perft "<FEN>" <depth>`, `frc <n> [<m>] | frc random`,
 //! `datagen [key value]...` (see [`backrank::datagen`]), `rescore [key
 //! value]...` (see [`backrank::rescore`]). Any other
 //! arguments are UCI input, one line each, read before stdin (OpenBench's
@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 use backrank::controller::{Controller, send};
 use backrank::engine::Engine;
-use backrank::{bench, datagen, frc, rescore};
+use backrank::{ENGINE_NAME, bench, datagen, frc, rescore};
 use backrank_uci::notation::{parse_fen, shredder_fen, x_fen};
 use backrank_util::rng::SplitMix;
 
@@ -25,7 +25,7 @@ static CPU_CHECK: extern "C" fn() = backrank::cpu::check;
 #[unsafe(link_section = ".CRT$XCAA")]
 static CPU_CHECK: extern "C" fn() = backrank::cpu::check;
 
-const USAGE: &str = "usage: backrank [bench [depth] | perft \"<FEN>\" <depth> | frc <n> [<m>] | frc random | datagen ... | rescore ... | spsa]";
+const USAGE: &str = "usage: backrank [--version | bench [depth] | perft \"<FEN>\" <depth> | frc <n> [<m>] | frc random | datagen ... | rescore ... | spsa]";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -33,6 +33,10 @@ fn main() -> ExitCode {
     let result = match args.as_slice() {
         [] => {
             Controller::new().run(std::io::stdin().lock());
+            Ok(())
+        }
+        ["--version"] => {
+            send(&version());
             Ok(())
         }
         ["bench"] => bench::run(&mut Engine::new(), bench::DEFAULT_DEPTH, send),
@@ -59,6 +63,17 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `backrank --version`: the name as `uci` gives it, then the target and
+/// the CPU level the build needs, e.g. `Backrank 0.2.0 (8909c38) linux
+/// x86-64-v3`.
+fn version() -> String {
+    #[cfg(target_arch = "x86_64")]
+    let level = backrank::cpu::build_level();
+    #[cfg(not(target_arch = "x86_64"))]
+    let level = std::env::consts::ARCH;
+    format!("{ENGINE_NAME} {} {level}", std::env::consts::OS)
 }
 
 /// `backrank spsa`: the tunables in OpenBench's SPSA input format.
