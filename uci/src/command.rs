@@ -312,6 +312,33 @@ mod tests {
         assert!("setoption name".parse::<Command>().is_err());
     }
 
+    /// Windows GUIs (and Wine) end lines with CR LF: the CR is whitespace
+    /// to the tokenizer, so no command, option value or move keeps it.
+    #[test]
+    fn crlf_line_endings_parse_as_lf() {
+        for line in [
+            "uci",
+            "isready",
+            "setoption name Hash value 1024",
+            "setoption name Clear Hash",
+            r"setoption name SyzygyPath value C:\syzygy\345;D:\syzygy 6",
+            "setoption name UCI_Chess960 value true",
+            "position startpos moves e2e4 e7e5",
+            "position fen bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9 moves g1f1",
+            "go wtime 5000 btime 5000 winc 50 binc 50",
+            "go depth 7",
+            "bench 5",
+            "quit",
+        ] {
+            assert_eq!(parse(&format!("{line}\r\n")), parse(line), "{line:?}");
+            assert_eq!(parse(&format!("{line}\r")), parse(line), "{line:?}");
+        }
+        assert_eq!(
+            parse("setoption name SyzygyPath value C:\\tb;D:\\tb\r\n"),
+            Command::SetOption { name: "SyzygyPath".into(), value: Some("C:\\tb;D:\\tb".into()) }
+        );
+    }
+
     #[test]
     fn position_commands() {
         assert_eq!(
