@@ -33,6 +33,14 @@ impl Default for TablebaseConfig {
     }
 }
 
+/// The folders named in a `SyzygyPath` value: separated by `;`, as on
+/// Windows, and elsewhere also by `:`, as in a Unix `PATH`. On Windows a
+/// colon belongs to a drive letter (`C:\tb`), so it never separates there.
+fn folders(paths: &str, windows: bool) -> impl Iterator<Item = &str> {
+    let separators: &[char] = if windows { &[';'] } else { &[':', ';'] };
+    paths.split(separators).map(str::trim).filter(|path| !path.is_empty() && *path != "<empty>")
+}
+
 /// The tables found in `SyzygyPath`, and the probe settings.
 #[derive(Default)]
 pub struct Tablebases {
@@ -50,18 +58,15 @@ pub struct RootRanking {
 }
 
 impl Tablebases {
-    /// Loads every table in `paths` (folders separated by `:`, or `;` as on
-    /// Windows). Returns the tables and how many files were found; an
+    /// Loads every table in `paths` (folders separated as [`folders`]
+    /// says). Returns the tables and how many files were found; an
     /// empty path or `<empty>` gives no tables. A folder that cannot be read
     /// is an error, but the other folders are still loaded.
     pub fn load(paths: &str, config: TablebaseConfig) -> (Tablebases, usize, Vec<String>) {
         let mut tables = Tablebase::new();
         let mut files = 0;
         let mut errors = Vec::new();
-        for path in paths.split([':', ';']).map(str::trim) {
-            if path.is_empty() || path == "<empty>" {
-                continue;
-            }
+        for path in folders(paths, cfg!(windows)) {
             match tables.add_directory(path) {
                 Ok(count) => files += count,
                 Err(e) => errors.push(format!("{path}: {e}")),
@@ -193,6 +198,14 @@ mod tests {
         assert_eq!((files, errors.len(), tables.max_pieces()), (0, 1, 0));
         let (tables, files, errors) = Tablebases::load("<empty>", TablebaseConfig::default());
         assert_eq!((files, errors.len(), tables.max_pieces()), (0, 0, 0));
+    }
+
+    #[test]
+    fn folders_split_at_semicolons_and_off_windows_at_colons() {
+        let split = |paths, windows| folders(paths, windows).collect::<Vec<_>>();
+        assert_eq!(split(r"C:\tb\345;D:\tb\6", true), [r"C:\tb\345", r"D:\tb\6"]);
+        assert_eq!(split("/tb/345:/tb/6; /tb/7", false), ["/tb/345", "/tb/6", "/tb/7"]);
+        assert_eq!(split(" ; <empty>", true), Vec::<&str>::new());
     }
 
     #[test]
