@@ -263,3 +263,33 @@ fn random_command_sequences() {
         expected.castles
     );
 }
+
+/// More threads than this machine has cores: with `Threads` 4 and then 8,
+/// searches of every kind are stopped at random moments (at once, or up to
+/// 40 ms in), Chess960 notation on and off. Every `go` must get exactly one
+/// legal `bestmove`, and no stray one may follow.
+#[test]
+fn many_threads_answer_every_stop() {
+    let _cpu = shared_cpu();
+    let mut engine = Engine::ready();
+    let mut rng = SplitMix(0x7EAD5);
+    let mut expected = Expected { searches: VecDeque::new(), readyoks: 0, castles: [0, 0] };
+    let goes =
+        ["go infinite", "go", "go wtime 3000 btime 3000", "go depth 30", "go ponder wtime 500 btime 500"];
+    for threads in [4, 8] {
+        engine.send(&format!("setoption name Threads value {threads}"));
+        for round in 0..150 {
+            let chess960 = round % 2 == 1;
+            engine.send(&format!("setoption name UCI_Chess960 value {chess960}"));
+            let (command, pos) = random_position(&mut rng, chess960);
+            engine.send(&command);
+            engine.send(goes[rng.below(goes.len() as u64) as usize]);
+            expected.searches.push_back(Search { pos, chess960, must_play: None });
+            std::thread::sleep(Duration::from_millis(rng.below(41)));
+            engine.send("stop");
+            drain(&mut engine, &mut expected);
+        }
+    }
+    engine.expect_no_line(|l| l.starts_with("bestmove"), Duration::from_millis(300));
+    assert!(engine.quit_and_wait(STOP_LATENCY).is_some_and(|status| status.success()));
+}

@@ -86,12 +86,20 @@ def play(args, plus, minus, seed):
 def load_params(args):
     listing = subprocess.run([args.engine, "spsa"], capture_output=True, text=True, check=True).stdout
     params = [Param(line) for line in listing.splitlines() if line.strip()]
+    names = {p.name.upper() for p in params}
+
+    def named(listing):
+        wanted = {n.strip().upper() for n in listing.split(",") if n.strip()}
+        if wanted - names:
+            sys.exit(f"not tunables of this build: {', '.join(sorted(wanted - names))}")
+        return wanted
+
     if args.only:
-        wanted = {n.strip().upper() for n in args.only.split(",")}
-        unknown = wanted - {p.name.upper() for p in params}
-        if unknown:
-            sys.exit(f"not tunables of this build: {', '.join(sorted(unknown))}")
+        wanted = named(args.only)
         params = [p for p in params if p.name.upper() in wanted]
+    if args.exclude:
+        unwanted = named(args.exclude)
+        params = [p for p in params if p.name.upper() not in unwanted]
     if not params:
         sys.exit(f"{args.engine} spsa listed no tunables: is it the spsa build?")
     return params
@@ -105,6 +113,7 @@ def main():
     add("--engine-opt", action="append", default=[], metavar="NAME=VALUE", help="for both sides (Hash=16)")
     add("--openings", required=True, help="EPD file of starting positions")
     add("--only", help="comma-separated tunables to tune (default: all)")
+    add("--exclude", help="comma-separated tunables to leave alone")
     add("--iterations", type=int, default=1000)
     add("--pairs", type=int, default=2, help="game pairs an iteration (default 2)")
     add("--nodes", type=int, default=25000, help="nodes a move (default 25000)")
@@ -113,16 +122,29 @@ def main():
     add("--r-end", type=float, help="every tunable's R_END instead of the engine's (a short run "
         "needs larger steps than OpenBench's tens of thousands of pairs)")
     add("--state", required=True, help="JSON file: progress, saved every iteration")
+    add("--show", action="store_true", help="print the state's current values and stop")
     args = parser.parse_args()
     params = load_params(args)
     for p in params:
         p.r_end = args.r_end if args.r_end is not None else p.r_end
-    state = {"k": 0, "theta": {p.name: p.value for p in params}, "start": {p.name: p.value for p in params}}
+    # What fixes the run: resuming with other settings would mix two runs.
+    config = {"iterations": args.iterations, "pairs": args.pairs, "nodes": args.nodes, "seed": args.seed,
+              "r_end": args.r_end, "params": [p.name for p in params]}
+    state = {"config": config, "k": 0, "games": 0, "theta": {p.name: p.value for p in params},
+             "start": {p.name: p.value for p in params}}
     if os.path.exists(args.state):
         with open(args.state) as f:
             state = json.load(f)
+        if state.get("config", config) != config:
+            sys.exit(f"{args.state} is a run with other settings: {state['config']}")
+        state["config"] = config
         print(f"resuming at iteration {state['k']}", flush=True)
     theta = state["theta"]
+    if args.show:
+        print(f"iteration {state['k']}/{args.iterations}, {state.get('games', 0)} games (start in brackets):")
+        for p in params:
+            print(f"{p.line(theta[p.name])}   [{state['start'][p.name]:g}]")
+        return
     for k in range(state["k"], args.iterations):
         rng = random.Random(f"{args.seed}/{k}")   # the same signs whether resumed or not
         signs = {p.name: rng.choice((-1, 1)) for p in params}
@@ -134,6 +156,7 @@ def main():
             c, r = steps[p.name]
             theta[p.name] = p.clamp(theta[p.name] + r * c * result * signs[p.name])
         state["k"] = k + 1
+        state["games"] = state.get("games", 0) + 2 * args.pairs
         with open(args.state + ".tmp", "w") as f:
             json.dump(state, f, indent=1)
         os.replace(args.state + ".tmp", args.state)

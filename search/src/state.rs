@@ -233,7 +233,10 @@ impl Worker {
                 shared.signals.stop();
             }
         }
-        if self.id == 0 && shared.limits.nodes.is_some_and(|limit| self.search_nodes(shared) >= limit) {
+        // Any thread may end a node-limited search: the main thread alone,
+        // descheduled on a busy machine, let a helper run thousands of
+        // nodes past the limit.
+        if shared.limits.nodes.is_some_and(|limit| self.search_nodes(shared) >= limit) {
             shared.signals.stop();
         }
         shared.signals.is_stopped()
