@@ -144,6 +144,39 @@ fn output_buckets_choose_by_material() {
     assert_eq!(buckets_seen, [7, 5, 1, 0]);
 }
 
+#[test]
+fn king_buckets_choose_by_the_kings_square() {
+    let _cpu = common::shared_cpu();
+    let dir = ScratchDir::new("nnue-king-buckets");
+    let mut engine = Engine::ready();
+    // The embedded net's rows as bucket 0 (kings on their back rank) and
+    // the same rows, every weight one unit up, as bucket 1 (anywhere else).
+    let embedded = QuantisedNet::from_bytes(EMBEDDED).unwrap();
+    let raised = embedded.feature_weights.iter().map(|w| w + 1);
+    let two = QuantisedNet {
+        king_buckets: backrank_eval::nnue::KingBuckets::standard(2).unwrap(),
+        feature_weights: embedded.feature_weights.iter().copied().chain(raised).collect(),
+        ..embedded
+    };
+    let path = temp_file(&dir, "kings.nnue", &two.to_bytes());
+    let mut differences = Vec::new();
+    for moves in ["", "e1e2", "e1e2 e8e7", "e1e2 e8e7 e2e1", "e1e2 e8e7 e2e1 e7e8"] {
+        let position = format!("position fen 4k3/ppp5/8/8/8/8/PPPP4/4K3 w - - 0 1 moves {moves}");
+        engine.send(&position);
+        engine.send("setoption name EvalFile value <empty>");
+        engine.sync();
+        let one_bucket = final_evaluation(&mut engine);
+        engine.send(&format!("setoption name EvalFile value {path}"));
+        assert_eq!(engine.sync(), ["info string EvalFile: loaded kings.nnue"]);
+        differences.push(final_evaluation(&mut engine) != one_bucket);
+    }
+    // Only while a king is off its back rank does the net read bucket 1.
+    assert_eq!(differences, [false, true, true, true, false]);
+    engine.send("position fen 1r2k1r1/pbppnp1p/1b3P2/8/Q7/B1PB1q2/P4PPP/3RK1R1 w GDgb - 0 1");
+    engine.send("go depth 8");
+    engine.expect_line(|l| l.starts_with("bestmove ") && !l.contains("0000"), SLOW);
+}
+
 /// The embedded net with the header's 32-bit word `index` (0 the version,
 /// then inputs, hidden size, activation, QA, QB, scale) set to `value`,
 /// checksum made good.
@@ -170,6 +203,7 @@ fn broken_nets_are_refused_with_their_reason_and_the_last_net_stays() {
     let small = QuantisedNet {
         hidden,
         feature_weights: vec![0; backrank_eval::nnue::INPUTS * hidden],
+        king_buckets: backrank_eval::nnue::KingBuckets::ONE,
         feature_bias: vec![0; hidden],
         output_weights: vec![0; 2 * hidden],
         buckets: 1,

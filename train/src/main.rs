@@ -1,8 +1,8 @@
 //! `backrank-train`: trains Backrank's NNUE on self-play positions.
 //!
 //! ```text
-//! backrank-train data A.txt,B.txt out nets/v1.nnue [hidden 128] [buckets 1] [kingmirror 0|1] [epochs 20] [lambda 0.1]
-//!     [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N]
+//! backrank-train data A.txt,B.txt out nets/v1.nnue [hidden 128] [buckets 1] [kingmirror 0|1] [kingbuckets 1|2|4]
+//!     [epochs 20] [lambda 0.1] [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N]
 //!     [valblock 2000] [valevery 20] [resume 0|1] [stop N] [mirror 0|1] [lrfloor 0.05] [minply 8] [qb 256] [scale 400]
 //! backrank-train compare data A.txt,B.txt out nets/v1.nnue [samples 20000] [limit N]
 //! backrank-train wdl A.bin[,B.pgn...]
@@ -24,7 +24,7 @@ use backrank_train::data::{self, Dataset};
 use backrank_train::train::{self, Checkpoint, RunOptions, Settings};
 use backrank_util::args::KeyValues;
 
-const USAGE: &str = "usage: backrank-train [compare] data A.txt[,B.txt...] out NET [hidden 128] [buckets 1] [kingmirror 0|1] [epochs 20] \
+const USAGE: &str = "usage: backrank-train [compare] data A.txt[,B.txt...] out NET [hidden 128] [buckets 1] [kingmirror 0|1] [kingbuckets 1|2|4] [epochs 20] \
 [lambda 0.1] [lr 0.001] [wd 0.01] [batch 16384] [threads 2] [seed 1] [limit N] \
 [valblock 2000] [valevery 20] [resume 0|1] [stop N] [samples 20000] [mirror 0|1] [lrfloor 0.05] \
 [minply 8] [qb 256] [scale 400]";
@@ -35,6 +35,7 @@ const KEYS: &[&str] = &[
     "hidden",
     "buckets",
     "kingmirror",
+    "kingbuckets",
     "epochs",
     "lambda",
     "lr",
@@ -76,6 +77,7 @@ fn setup(args: &KeyValues) -> Result<Setup, String> {
         hidden: args.get("hidden", d.hidden)?,
         buckets: args.get("buckets", d.buckets)?,
         king_mirror: args.get::<u8>("kingmirror", u8::from(d.king_mirror))? != 0,
+        king_buckets: args.get("kingbuckets", d.king_buckets)?,
         epochs: args.get("epochs", d.epochs)?,
         lambda: args.get("lambda", d.lambda)?,
         lr: args.get("lr", d.lr)?,
@@ -93,6 +95,9 @@ fn setup(args: &KeyValues) -> Result<Setup, String> {
     }
     if !(1..=backrank_eval::nnue::format::MAX_QB).contains(&settings.qb) {
         return Err(format!("qb {}: 1 to {}", settings.qb, backrank_eval::nnue::format::MAX_QB));
+    }
+    if backrank_eval::nnue::KingBuckets::standard(settings.king_buckets).is_none() {
+        return Err(format!("kingbuckets {}: 1, 2 or 4", settings.king_buckets));
     }
     if !(1..=backrank_eval::nnue::format::MAX_BUCKETS).contains(&settings.buckets) {
         return Err(format!(

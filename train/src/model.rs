@@ -10,15 +10,16 @@
 //! `(prediction - target)^2` averaged over a batch.
 //!
 //! All weights live in one flat vector ([`Model::params`]) so that one
-//! optimiser covers them: the `768 x H` feature weights (feature-major, each
-//! feature's `H` weights together, as in the file), the `H` accumulator
+//! optimiser covers them: the `K x 768 x H` feature weights (`K` king
+//! buckets, one set of rows each; feature-major, each feature's `H` weights
+//! together, as in the file), the `H` accumulator
 //! biases, each bucket's `2H` output weights (side to move's first), and
 //! the buckets' output biases.
 //! The inner loops run over contiguous rows of `H` floats in blocks of
 //! [`LANES`], which the compiler turns into AVX2 code.
 
 use backrank_eval::nnue::format::{
-    INPUTS, KING_MIRRORED, MAX_BUCKETS, PLAIN, QA, QB, QuantisedNet, output_bucket,
+    INPUTS, KING_MIRRORED, KingBuckets, MAX_BUCKETS, PLAIN, QA, QB, QuantisedNet, output_bucket,
 };
 use backrank_util::{rng::SplitMix, sigmoid};
 
@@ -47,8 +48,10 @@ pub struct Model {
     pub hidden: usize,
     /// Output buckets (by material, see `output_bucket`).
     pub buckets: usize,
-    /// King-side mirrored inputs (see `Network::file_mask`).
+    /// King-side mirrored inputs (see `Network::view`).
     pub king_mirrored: bool,
+    /// Sets of feature rows by king square (see `Network::view`).
+    pub king_buckets: KingBuckets,
     /// The output layer's quantisation scale in the exported file.
     pub qb: u32,
     /// Centipawns per unit of output (the target's [`Target::scale`]).
@@ -63,49 +66,55 @@ fn uniform(rng: &mut SplitMix) -> f32 {
 }
 
 impl Model {
-    /// The number of weights of a network with hidden size `hidden` and
-    /// `buckets` output buckets.
-    pub fn param_count(hidden: usize, buckets: usize) -> usize {
-        INPUTS * hidden + hidden + buckets * (2 * hidden + 1)
+    /// The number of weights of a network with hidden size `hidden`,
+    /// `buckets` output buckets and `kings` king buckets.
+    pub fn param_count(hidden: usize, buckets: usize, kings: usize) -> usize {
+        kings * INPUTS * hidden + hidden + buckets * (2 * hidden + 1)
     }
 
     /// All weights zero.
-    pub fn zeros(hidden: usize, buckets: usize) -> Model {
+    pub fn zeros(hidden: usize, buckets: usize, king_buckets: KingBuckets) -> Model {
         assert!(hidden > 0 && hidden.is_multiple_of(LANES), "the hidden size must be a multiple of {LANES}");
         assert!((1..=MAX_BUCKETS).contains(&buckets), "1 to {MAX_BUCKETS} output buckets");
         Model {
             hidden,
             buckets,
             king_mirrored: false,
+            king_buckets,
             qb: QB as u32,
             scale: SCORE_SCALE,
-            params: vec![0.0; Model::param_count(hidden, buckets)],
+            params: vec![0.0; Model::param_count(hidden, buckets, king_buckets.count)],
         }
     }
 
     /// The initial network for `seed`: feature weights uniform in
     /// `±1/sqrt(32)` (an accumulator of ~30 pieces then starts with a spread
     /// of about 0.5, half its units active), output weights uniform in
-    /// `±1/sqrt(2H)`, biases zero.
-    pub fn random(hidden: usize, buckets: usize, seed: u64) -> Model {
-        let mut model = Model::zeros(hidden, buckets);
+    /// `±1/sqrt(2H)`, biases zero. Every king bucket starts with the same
+    /// rows, so that the net starts as one without buckets and each
+    /// bucket's rows part from the others only as its positions teach.
+    pub fn random(hidden: usize, buckets: usize, king_buckets: KingBuckets, seed: u64) -> Model {
+        let mut model = Model::zeros(hidden, buckets, king_buckets);
         let mut rng = SplitMix(seed ^ 0x6e6e_7565_696e_6974);
         let (feature, output) = (1.0 / 32f32.sqrt(), 1.0 / ((2 * hidden) as f32).sqrt());
-        let (fw, rest) = model.params.split_at_mut(INPUTS * hidden);
-        fw.iter_mut().for_each(|w| *w = feature * uniform(&mut rng));
+        let bias_at = model.bias_at();
+        let (fw, rest) = model.params.split_at_mut(bias_at);
+        let (first, others) = fw.split_at_mut(INPUTS * hidden);
+        first.iter_mut().for_each(|w| *w = feature * uniform(&mut rng));
+        others.chunks_exact_mut(INPUTS * hidden).for_each(|bucket| bucket.copy_from_slice(first));
         rest[hidden..hidden + 2 * hidden * buckets].iter_mut().for_each(|w| *w = output * uniform(&mut rng));
         model
     }
 
     /// Where the accumulator biases start in [`Model::params`].
     pub fn bias_at(&self) -> usize {
-        INPUTS * self.hidden
+        self.king_buckets.count * INPUTS * self.hidden
     }
 
     /// Where the output weights start in [`Model::params`] (bucket `k`'s
     /// `2H` at `output_at() + 2Hk`).
     pub fn output_at(&self) -> usize {
-        INPUTS * self.hidden + self.hidden
+        self.bias_at() + self.hidden
     }
 
     /// Where the output biases start in [`Model::params`] (bucket `k`'s at
@@ -136,22 +145,29 @@ impl Model {
     }
 
     /// The rows each perspective (White, Black) reads for a position with
-    /// these features: with king-side mirroring, the files of a side whose
-    /// king stands on files e-h are flipped.
+    /// these features, as the engine's `Network::view`: with king-side
+    /// mirroring, the files of a side whose king stands on files e-h are
+    /// flipped; with king buckets, each side reads its king's bucket's rows.
     #[inline]
     fn views(&self, features: &[u16]) -> [View; 2] {
-        let mut masks = [0usize; 2];
-        if self.king_mirrored {
-            for &f in features {
-                // Kings: White's at 320..384, Black's at 704..768 (White's
-                // view); the file is the low three bits in both views.
-                let f = usize::from(f);
-                if (320..384).contains(&f) || (704..768).contains(&f) {
-                    masks[usize::from(f >= 384)] = if f & 7 >= 4 { 7 } else { 0 };
-                }
+        let mut views = [View { black: false, mask: 0, base: 0 }, View { black: true, mask: 0, base: 0 }];
+        if !self.king_mirrored && self.king_buckets.count == 1 {
+            return views;
+        }
+        for &f in features {
+            // Kings: White's at 320..384, Black's at 704..768 (White's
+            // view); the file is the low three bits in both views, and
+            // Black sees the rank flipped.
+            let f = usize::from(f);
+            if (320..384).contains(&f) || (704..768).contains(&f) {
+                let black = f >= 384;
+                let own = if black { (f - 704) ^ 56 } else { f - 320 };
+                let mask = if self.king_mirrored && own & 7 >= 4 { 7 } else { 0 };
+                views[usize::from(black)].mask = mask;
+                views[usize::from(black)].base = self.king_buckets.of(own ^ mask) * INPUTS;
             }
         }
-        [View { black: false, mask: masks[0] }, View { black: true, mask: masks[1] }]
+        views
     }
 
     /// The raw output for a position given by its White-perspective
@@ -170,6 +186,7 @@ impl Model {
             hidden: self.hidden,
             buckets: self.buckets,
             input_layout: if self.king_mirrored { KING_MIRRORED } else { PLAIN },
+            king_buckets: self.king_buckets,
             scale: self.scale,
             qb: self.qb,
             feature_weights: self.params[..bias].iter().map(|&w| round(w, QA) as i16).collect(),
@@ -307,18 +324,20 @@ impl Accumulators {
 const TILE: usize = 64;
 
 /// Which rows a perspective reads: White's or Black's, files flipped by
-/// `mask` (0, or 7 for a king-mirrored perspective whose king is on e-h).
+/// `mask` (0, or 7 for a king-mirrored perspective whose king is on e-h),
+/// in the king bucket whose rows start at row `base`.
 #[derive(Debug, Clone, Copy)]
 struct View {
     black: bool,
     mask: usize,
+    base: usize,
 }
 
 /// The feature's row index in `view`.
 #[inline(always)]
 fn row_of(f: u16, view: View) -> usize {
     let f = usize::from(f);
-    (if view.black { mirror(f) } else { f }) ^ view.mask
+    view.base + ((if view.black { mirror(f) } else { f }) ^ view.mask)
 }
 
 /// `out[t..t + T] = bias[t..t + T] + the same block of each feature's row`,

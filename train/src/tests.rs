@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use backrank_eval::nnue::format::{QA, QB};
-use backrank_eval::nnue::{HIDDEN, Network, feature};
+use backrank_eval::nnue::{HIDDEN, INPUTS, KingBuckets, Network, feature};
 use backrank_util::rng::SplitMix;
 use shakmaty::fen::Fen;
 use shakmaty::{Board, Color, EnPassantMode, Piece, Position, Role, Square};
@@ -102,14 +102,27 @@ fn mirror_gives_blacks_feature() {
     }
 }
 
+/// The king buckets (own view, as `Network::view` finds them) that the
+/// kings of a position with these features stand in, White's then Black's.
+fn king_buckets_of(features: &[u16], layout: KingBuckets, king_mirrored: bool) -> [usize; 2] {
+    let board = data::board_of(features);
+    Color::ALL.map(|color| {
+        let king = board.king_of(color).expect("a king") as usize;
+        let own = if color == Color::White { king } else { king ^ 56 };
+        layout.of(if king_mirrored && own % 8 >= 4 { own ^ 7 } else { own })
+    })
+}
+
 /// The analytic gradient of a random model with `buckets` output buckets
-/// against finite differences, on a sample of weights of every kind.
-fn check_gradient(buckets: usize, king_mirrored: bool) {
+/// and `kings` king buckets against finite differences, on a sample of
+/// weights of every kind.
+fn check_gradient(buckets: usize, king_mirrored: bool, kings: usize) {
     let data = data::parse_text(synthetic_lines(12, 3).as_bytes(), 1);
     let indices = usable(&data);
     assert!(indices.len() >= 8);
     let hidden = 8;
-    let mut model = Model { king_mirrored, ..Model::random(hidden, buckets, 5) };
+    let layout = KingBuckets::standard(kings).unwrap();
+    let mut model = Model { king_mirrored, ..Model::random(hidden, buckets, layout, 5) };
     // Larger output weights and a positive bias, so that every tensor matters.
     let (bias, output) = (model.bias_at(), model.output_at());
     model.params[bias..output].iter_mut().enumerate().for_each(|(k, b)| *b = 0.1 + 0.05 * k as f32);
@@ -130,17 +143,18 @@ fn check_gradient(buckets: usize, king_mirrored: bool) {
 
     let active = usize::from(data.features_of(indices[0] as usize)[0]);
     // The rows a feature can reach: either side's, files flipped too when
-    // the inputs are king-mirrored.
+    // the inputs are king-mirrored, in every king bucket.
     let rows = |f: usize| {
         let mut rows = vec![f, mirror(f)];
         if king_mirrored {
             rows.extend([f ^ 7, mirror(f) ^ 7]);
         }
-        rows
+        (0..kings).flat_map(|k| rows.iter().map(move |r| k * INPUTS + r)).collect::<Vec<_>>()
     };
     // A row no position touches, from either side.
-    let inactive =
-        (0..768).find(|&f| data.features.iter().all(|&x| !rows(usize::from(x)).contains(&f))).unwrap();
+    let inactive = (0..kings * INPUTS)
+        .find(|&f| data.features.iter().all(|&x| !rows(usize::from(x)).contains(&f)))
+        .unwrap();
     let mut picks: Vec<usize> = Vec::new();
     for row in rows(active) {
         picks.extend((0..hidden).step_by(3).map(|k| row * hidden + k));
@@ -175,28 +189,47 @@ fn check_gradient(buckets: usize, king_mirrored: bool) {
         assert_eq!(weights.iter().any(|&g| g != 0.0), used, "bucket {k}");
         assert_eq!(grad[model.output_bias_at() + k] != 0.0, used, "bucket {k}'s bias");
     }
+    // Each king bucket's rows learn from the perspectives whose king
+    // stands in it, and only from those.
+    let block = INPUTS * hidden;
+    for k in 0..kings {
+        let used = indices
+            .iter()
+            .any(|&i| king_buckets_of(data.features_of(i as usize), layout, king_mirrored).contains(&k));
+        assert_eq!(grad[k * block..(k + 1) * block].iter().any(|&g| g != 0.0), used, "king bucket {k}");
+    }
+    if kings > 1 {
+        let used = (0..kings).filter(|&k| grad[k * block..(k + 1) * block].iter().any(|&g| g != 0.0));
+        assert!(used.count() >= 2, "the positions stand in one king bucket: the test proves little");
+    }
 }
 
 #[test]
 fn the_gradient_matches_finite_differences() {
-    check_gradient(1, false);
+    check_gradient(1, false, 1);
 }
 
 #[test]
 fn the_gradient_matches_finite_differences_with_output_buckets() {
-    check_gradient(8, false);
+    check_gradient(8, false, 1);
 }
 
 #[test]
 fn the_gradient_matches_finite_differences_with_king_mirrored_inputs() {
-    check_gradient(8, true);
+    check_gradient(8, true, 1);
+}
+
+#[test]
+fn the_gradient_matches_finite_differences_with_king_buckets() {
+    check_gradient(8, true, 2);
+    check_gradient(1, false, 4);
 }
 
 #[test]
 fn threads_split_the_batch_without_changing_the_gradient() {
     let data = data::parse_text(synthetic_lines(200, 4).as_bytes(), 2);
     let indices = usable(&data);
-    let model = Model::random(16, 1, 9);
+    let model = Model::random(16, 1, KingBuckets::ONE, 9);
     let mut one = vec![vec![0.0; model.params.len()]];
     let mut three = vec![vec![1.0; model.params.len()]; 3];
     let loss_one =
@@ -232,7 +265,7 @@ fn training_lowers_the_loss() {
         threads: 2,
         ..Settings::default()
     };
-    let start = Model::random(16, 1, settings.seed);
+    let start = Model::random(16, 1, KingBuckets::ONE, settings.seed);
     let (train_before, val_before) = (
         train::mean_loss(&start, &data, &train_set, settings.target(), 2),
         train::mean_loss(&start, &data, &val, settings.target(), 2),
@@ -266,34 +299,39 @@ fn dequantised(model: &Model) -> Model {
 
 #[test]
 fn the_quantised_export_evaluates_like_the_float_model() {
-    check_export(1, false, QB as u32, 400);
+    check_export(1, false, 1, QB as u32, 400);
 }
 
 #[test]
 fn the_quantised_export_with_output_buckets_evaluates_like_the_float_model() {
-    check_export(8, false, QB as u32, 400);
+    check_export(8, false, 1, QB as u32, 400);
 }
 
 #[test]
 fn the_quantised_export_with_king_mirrored_inputs_evaluates_like_the_float_model() {
-    check_export(8, true, QB as u32, 400);
+    check_export(8, true, 1, QB as u32, 400);
+}
+
+#[test]
+fn the_quantised_export_with_king_buckets_evaluates_like_the_float_model() {
+    check_export(8, true, 4, QB as u32, 400);
 }
 
 #[test]
 fn the_quantised_export_with_a_smaller_output_scale_evaluates_like_the_float_model() {
-    check_export(8, false, 128, 400);
+    check_export(8, false, 1, 128, 400);
 }
 
 #[test]
 fn the_quantised_export_at_another_centipawn_scale_evaluates_like_the_float_model() {
-    check_export(8, false, QB as u32, 200);
+    check_export(8, false, 1, QB as u32, 200);
 }
 
-/// Trains a net with `buckets` output buckets briefly, then compares the
-/// engine's evaluation of its file (output quantisation `qb`, `scale`
-/// centipawns per unit) with the float model's.
-fn check_export(buckets: usize, king_mirror: bool, qb: u32, scale: u32) {
-    let dir = temp_dir(&format!("export-{buckets}-{king_mirror}-{qb}-{scale}"));
+/// Trains a net with `buckets` output buckets and `kings` king buckets
+/// briefly, then compares the engine's evaluation of its file (output
+/// quantisation `qb`, `scale` centipawns per unit) with the float model's.
+fn check_export(buckets: usize, king_mirror: bool, kings: usize, qb: u32, scale: u32) {
+    let dir = temp_dir(&format!("export-{buckets}-{king_mirror}-{kings}-{qb}-{scale}"));
     let lines = synthetic_lines(2000, 31);
     let data = data::parse_text(lines.as_bytes(), 2);
     let indices = usable(&data);
@@ -301,6 +339,7 @@ fn check_export(buckets: usize, king_mirror: bool, qb: u32, scale: u32) {
         hidden: HIDDEN,
         buckets,
         king_mirror,
+        king_buckets: kings,
         epochs: 3,
         lambda: 0.0,
         lr: 0.003,
@@ -428,8 +467,17 @@ fn resuming_gives_the_same_net_as_training_straight_through() {
     let dir = temp_dir("resume");
     let data = data::parse_text(synthetic_lines(400, 51).as_bytes(), 2);
     let (train_set, val) = data::split(&data, 50, 4);
-    let settings =
-        Settings { hidden: 16, epochs: 2, lr: 0.01, batch: 48, threads: 2, seed: 3, ..Settings::default() };
+    let settings = Settings {
+        hidden: 16,
+        epochs: 2,
+        lr: 0.01,
+        batch: 48,
+        threads: 2,
+        seed: 3,
+        king_mirror: true,
+        king_buckets: 2,
+        ..Settings::default()
+    };
     let run = |out: &PathBuf, settings: &Settings, options: RunOptions| {
         train::run(settings, &data, &train_set, &val, out, options, &mut std::io::sink())
     };
@@ -451,8 +499,10 @@ fn resuming_gives_the_same_net_as_training_straight_through() {
     let mut damaged = ckpt.clone();
     damaged[300] ^= 4;
     assert!(Checkpoint::from_bytes(&damaged).is_err());
-    let other = Settings { lr: 0.02, ..settings.clone() };
-    assert!(run(&split, &other, RunOptions { resume: true, stop_after: None }).is_err());
+    for other in [Settings { lr: 0.02, ..settings.clone() }, Settings { king_buckets: 4, ..settings.clone() }]
+    {
+        assert!(run(&split, &other, RunOptions { resume: true, stop_after: None }).is_err());
+    }
     // Resuming a finished run trains nothing and keeps the net.
     let again = run(&split, &settings, RunOptions { resume: true, stop_after: None }).unwrap();
     assert_eq!((again.epochs_done, again.positions_per_second), (2, 0.0));

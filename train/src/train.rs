@@ -22,7 +22,7 @@ use std::thread;
 use std::time::Instant;
 
 use crate::adam::Adam;
-use backrank_eval::nnue::{Network, QB};
+use backrank_eval::nnue::{KingBuckets, Network, QB};
 use backrank_util::hash::fnv1a;
 use backrank_util::rng::SplitMix;
 
@@ -39,6 +39,8 @@ pub struct Settings {
     /// King-side mirrored inputs (a side's files flipped while its king
     /// stands on files e-h; makes `mirror` pointless).
     pub king_mirror: bool,
+    /// King buckets: 1 (none), 2 or 4, laid out by `KingBuckets::standard`.
+    pub king_buckets: usize,
     /// Passes over the training records.
     pub epochs: usize,
     /// Weight of the game result in the target (the rest is the score's).
@@ -70,6 +72,11 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The king bucket layout of `king_buckets` (checked when parsed).
+    pub fn king_layout(&self) -> KingBuckets {
+        KingBuckets::standard(self.king_buckets).expect("1, 2 or 4 king buckets")
+    }
+
     /// The training target these settings describe.
     pub fn target(&self) -> Target {
         Target { lambda: self.lambda, scale: f64::from(self.scale) }
@@ -82,6 +89,7 @@ impl Default for Settings {
             hidden: 128,
             buckets: 1,
             king_mirror: false,
+            king_buckets: 1,
             epochs: 20,
             lambda: 0.1,
             lr: 1e-3,
@@ -103,10 +111,11 @@ impl std::fmt::Display for Settings {
         let s = self;
         write!(
             f,
-            "hidden {} buckets {} kingmirror {} epochs {} lambda {} lr {} lrfloor {} wd {} batch {} threads {} seed {} mirror {} qb {} scale {}",
+            "hidden {} buckets {} kingmirror {} kingbuckets {} epochs {} lambda {} lr {} lrfloor {} wd {} batch {} threads {} seed {} mirror {} qb {} scale {}",
             s.hidden,
             s.buckets,
             u8::from(s.king_mirror),
+            s.king_buckets,
             s.epochs,
             s.lambda,
             s.lr,
@@ -221,10 +230,10 @@ pub struct Checkpoint {
 }
 
 const CKPT_MAGIC: &[u8; 8] = b"BKRKCKPT";
-const CKPT_VERSION: u64 = 7;
+const CKPT_VERSION: u64 = 8;
 /// Eight-byte fields before the weights: ten words, nine floats, one word,
-/// one float, four words.
-const CKPT_FIELDS: usize = 25;
+/// one float, five words.
+const CKPT_FIELDS: usize = 26;
 
 impl Checkpoint {
     /// The file's bytes: magic, words, weights, moments, FNV-1a hash.
@@ -257,6 +266,7 @@ impl Checkpoint {
         out.extend_from_slice(&u64::from(s.king_mirror).to_le_bytes());
         out.extend_from_slice(&u64::from(s.qb).to_le_bytes());
         out.extend_from_slice(&u64::from(s.scale).to_le_bytes());
+        out.extend_from_slice(&(s.king_buckets as u64).to_le_bytes());
         self.model.params.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         a.m.iter().chain(&a.v).for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
         let hash = fnv1a(&out);
@@ -280,9 +290,12 @@ impl Checkpoint {
             return Err(format!("checkpoint version {}, this build reads {CKPT_VERSION}", word(0)));
         }
         let (hidden, len, buckets) = (word(1) as usize, word(9) as usize, word(21) as usize);
+        let Some(king_buckets) = KingBuckets::standard(word(25) as usize) else {
+            return Err(format!("checkpoint with {} king buckets", word(25)));
+        };
         if hidden == 0
             || buckets == 0
-            || len != Model::param_count(hidden, buckets)
+            || len != Model::param_count(hidden, buckets, king_buckets.count)
             || body != 8 + CKPT_FIELDS * 8 + len * 20
         {
             return Err("checkpoint has the wrong length for its hidden size and buckets".into());
@@ -295,6 +308,7 @@ impl Checkpoint {
             hidden,
             buckets,
             king_mirror,
+            king_buckets: king_buckets.count,
             epochs: word(2) as usize,
             batch: word(3) as usize,
             threads: word(4) as usize,
@@ -324,7 +338,7 @@ impl Checkpoint {
             settings,
             data_id: word(6),
             epoch: word(7) as usize,
-            model: Model { hidden, buckets, king_mirrored: king_mirror, qb, scale, params },
+            model: Model { hidden, buckets, king_mirrored: king_mirror, king_buckets, qb, scale, params },
             adam,
             train_loss: float(13),
             val_loss: float(14),
@@ -380,6 +394,7 @@ fn mismatch(ckpt: &Checkpoint, settings: &Settings, data_id: u64) -> Option<Stri
     let same = a.hidden == b.hidden
         && a.buckets == b.buckets
         && a.king_mirror == b.king_mirror
+        && a.king_buckets == b.king_buckets
         && a.epochs == b.epochs
         && a.lambda == b.lambda
         && a.lr == b.lr
@@ -439,9 +454,9 @@ pub fn run(
                 king_mirrored: s.king_mirror,
                 qb: s.qb,
                 scale: s.scale,
-                ..Model::random(s.hidden, s.buckets, s.seed)
+                ..Model::random(s.hidden, s.buckets, s.king_layout(), s.seed)
             },
-            adam: Adam::new(Model::param_count(s.hidden, s.buckets), s.wd),
+            adam: Adam::new(Model::param_count(s.hidden, s.buckets, s.king_buckets), s.wd),
             train_loss: f64::NAN,
             val_loss: f64::NAN,
         },
@@ -449,7 +464,7 @@ pub fn run(
     ckpt.settings.threads = s.threads;
     let per_epoch = train.len().div_ceil(s.batch);
     let total = s.epochs * per_epoch;
-    let mut grads = vec![vec![0f32; Model::param_count(s.hidden, s.buckets)]; s.threads];
+    let mut grads = vec![vec![0f32; Model::param_count(s.hidden, s.buckets, s.king_buckets)]; s.threads];
     let (start, mut trained, mut training_secs) = (Instant::now(), 0usize, 0f64);
     let last = options.stop_after.map_or(s.epochs, |n| (ckpt.epoch + n).min(s.epochs));
     while ckpt.epoch < last {

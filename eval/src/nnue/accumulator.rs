@@ -9,8 +9,9 @@
 //! move (castling in every Chess960 shape, en passant and promotions are
 //! all just changed squares) and no invalidation by the search: a stale
 //! source only costs a longer diff. Past [`REFRESH_AT`] changes the entry
-//! is rebuilt from scratch instead, and so is a perspective of a
-//! king-mirrored net whose king changed wings (all its inputs moved).
+//! is rebuilt from scratch instead, and so is a perspective whose rows
+//! changed ([`Network::view`]: its king changed wings in a king-mirrored
+//! net, or changed king bucket).
 
 use std::sync::Arc;
 
@@ -160,23 +161,23 @@ impl AccumulatorStack {
     }
 
     /// Entry `to` (for `board`) = entry `from` (for `from_board`) with the
-    /// diff applied; a perspective whose file mask changed is refreshed.
+    /// diff applied; a perspective whose view changed is refreshed.
     fn apply(&mut self, from: usize, to: usize, d: &Diff, from_board: &Board, board: &Board) {
         let net = &self.net;
-        let rows = &net.feature_weights.0;
+        let rows = &net.feature_weights;
         for (side, perspective) in Color::ALL.into_iter().enumerate() {
-            let mask = net.file_mask(board, perspective);
-            if mask != net.file_mask(from_board, perspective) {
+            let view = net.view(board, perspective);
+            if view != net.view(from_board, perspective) {
                 net.refresh(board, perspective, &mut self.entries[to].values[side].0);
                 continue;
             }
-            let index = |f: usize| (if side == 0 { f } else { mirrored(f) }) ^ mask;
+            let index = |f: usize| view.row(if side == 0 { f } else { mirrored(f) });
             let mut acc = self.entries[from].values[side].0;
             for &f in &d.added[..d.adds] {
-                simd::add(&mut acc, &rows[index(f)]);
+                simd::add(&mut acc, &rows[index(f)].0);
             }
             for &f in &d.removed[..d.removes] {
-                simd::sub(&mut acc, &rows[index(f)]);
+                simd::sub(&mut acc, &rows[index(f)].0);
             }
             self.entries[to].values[side].0 = acc;
         }
@@ -214,13 +215,23 @@ mod tests {
         check_incremental_over_castling_suite(Arc::new(net));
     }
 
+    #[test]
+    fn incremental_equals_refresh_with_king_buckets() {
+        for (count, king_mirrored) in [(2, true), (4, true), (4, false)] {
+            let layout = crate::nnue::KingBuckets::standard(count).unwrap();
+            let mut net = crate::nnue::with_king_buckets(&embedded(), layout);
+            net.king_mirrored = king_mirrored;
+            check_incremental_over_castling_suite(Arc::new(net));
+        }
+    }
+
     /// Random games from every position of the castling suite, special
     /// moves preferred, evaluated incrementally along a search-like walk of
     /// plies and compared with a refresh after every move.
     fn check_incremental_over_castling_suite(net: Arc<Network>) {
         let suite = include_str!("../../../tests/data/frc-castling-perft.epd");
         let (mut castles, mut en_passant, mut promotions, mut checked) = (0, 0, 0, 0);
-        let mut wing_changes = 0;
+        let (mut wing_changes, mut bucket_changes) = (0, 0);
         let mut rng = SplitMix(7);
         for line in suite.lines().filter(|l| !l.is_empty()) {
             let fen = line.split(';').next().unwrap().trim();
@@ -241,13 +252,15 @@ mod tests {
                 } else {
                     moves[rng.next_u64() as usize % moves.len()]
                 };
-                let wings = |pos: &Chess| Color::ALL.map(|c| net.file_mask(pos.board(), c));
-                let before = wings(&pos);
+                let views = |pos: &Chess| Color::ALL.map(|c| net.view(pos.board(), c));
+                let before = views(&pos);
                 castles += usize::from(m.is_castle());
                 en_passant += usize::from(m.is_en_passant());
                 promotions += usize::from(m.is_promotion());
                 pos.play_unchecked(m);
-                wing_changes += usize::from(wings(&pos) != before);
+                let after = views(&pos);
+                wing_changes += usize::from(after.map(|v| v.mask) != before.map(|v| v.mask));
+                bucket_changes += usize::from(after.map(|v| v.base) != before.map(|v| v.base));
                 // Deeper by one, or back up a few plies (a sibling line), as a search goes.
                 ply =
                     if rng.next_u64().is_multiple_of(4) { ply.saturating_sub(2) } else { (ply + 1).min(15) };
@@ -258,8 +271,10 @@ mod tests {
         }
         assert!(castles >= 200 && en_passant >= 5 && promotions >= 5, "{castles} {en_passant} {promotions}");
         assert!(checked > 3000);
-        // A king-mirrored net saw kings change wings (castles among them).
+        // A king-mirrored net saw kings change wings (castles among them),
+        // a bucketed one kings change buckets.
         assert_eq!(wing_changes > 100, net.king_mirrored, "{wing_changes} wing changes");
+        assert_eq!(bucket_changes > 100, net.king_buckets.count > 1, "{bucket_changes} bucket changes");
     }
 
     #[test]

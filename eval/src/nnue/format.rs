@@ -16,14 +16,16 @@
 //! | 4 | output scale (centipawns per unit of the float network's output) |
 //! | 4 | output buckets `B` (version 2 on; version 1 files have none and mean 1) |
 //! | 4 | input layout (version 3 on; before, 0): 0 each side's view, 1 the same with files mirrored while that side's king stands on files e-h ([`KING_MIRRORED`]) |
-//! | 2 x 768 x N | feature weights, i16, feature-major (feature `f`'s `N` weights together) |
+//! | 4 | king buckets `K` (version 4 on; before, 1): sets of feature weights, one chosen per perspective by its king's square ([`KingBuckets`]) |
+//! | 64 | (version 4 on) the king bucket of each square, a1 to h8, as the perspective sees it: flipped vertically for Black and, in a king-mirrored net, on files a-d |
+//! | 2 x K x 768 x N | feature weights, i16, bucket-major, then feature-major (feature `f`'s `N` weights together) |
 //! | 2 x N | accumulator biases, i16 |
 //! | 2 x 2N x B | output weights, i16, bucket by bucket: `N` for the side to move's accumulator, then `N` for the other side's |
 //! | 4 x B | output biases, i32, in units of QA x QB |
 //! | 8 | FNV-1a hash of every byte before it |
 //!
 //! The float network it encodes: `a = clamp(bias + sum of active rows, 0, 1)^2`
-//! per perspective, `out = dot(a_us, w_us[k]) + dot(a_them, w_them[k]) + b[k]`
+//! per perspective (the rows of the perspective's king bucket), `out = dot(a_us, w_us[k]) + dot(a_them, w_them[k]) + b[k]`
 //! with `k` the position's [`output_bucket`], evaluation `out x scale`
 //! centipawns for the side to move.
 
@@ -32,9 +34,9 @@ use backrank_util::hash::fnv1a;
 /// The first eight bytes of every network file.
 pub const MAGIC: &[u8; 8] = b"BKRKNNUE";
 /// The layout version this build writes. It also reads version 1 (no
-/// bucket word: one output bucket) and version 2 (no input-layout word:
-/// plain inputs).
-pub const VERSION: u32 = 3;
+/// bucket word: one output bucket), version 2 (no input-layout word: plain
+/// inputs) and version 3 (no king buckets: one).
+pub const VERSION: u32 = 4;
 /// The input layout code of plain piece-square inputs from each side's view.
 pub const PLAIN: u32 = 0;
 /// The input layout code of king-side mirrored inputs: a perspective whose
@@ -58,8 +60,11 @@ pub const MAX_QB: u32 = 1 << 12;
 /// The most output buckets a file may have.
 pub const MAX_BUCKETS: usize = 32;
 
+/// The most king buckets a file may have.
+pub const MAX_KING_BUCKETS: usize = 32;
+
 /// Header bytes of a file of each version (index 0: version 1).
-const HEADER_BYTES_OF: [usize; 3] = [8 + 7 * 4, 8 + 8 * 4, 8 + 9 * 4];
+const HEADER_BYTES_OF: [usize; 4] = [8 + 7 * 4, 8 + 8 * 4, 8 + 9 * 4, 8 + 10 * 4 + 64];
 /// Header bytes of a file of this build's version.
 const HEADER_BYTES: usize = HEADER_BYTES_OF[VERSION as usize - 1];
 
@@ -72,6 +77,74 @@ pub fn output_bucket(pieces: usize, buckets: usize) -> usize {
     (pieces.saturating_sub(2) * buckets / 32).min(buckets - 1)
 }
 
+/// Input buckets by king square: a perspective reads the feature weights of
+/// the bucket its own king stands in, so that the same piece on the same
+/// square can mean one thing beside a castled king and another beside an
+/// advanced one. The square is the perspective's own view of it (flipped
+/// vertically for Black; in a king-mirrored net, on files a-d). A king
+/// that moves into another bucket refreshes its side's accumulator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KingBuckets {
+    /// The number of buckets `K`.
+    pub count: usize,
+    /// The bucket of each square, a1 = 0 to h8 = 63.
+    pub map: [u8; 64],
+}
+
+impl KingBuckets {
+    /// One bucket: the king's square does not matter.
+    pub const ONE: KingBuckets = KingBuckets { count: 1, map: [0; 64] };
+
+    /// The layouts the trainer offers (`kingbuckets 1`, `2` or `4`), drawn
+    /// from the side's own view with files a-d (king-mirrored):
+    ///
+    /// * 2: the back rank; anywhere else.
+    /// * 4: the back rank's a-b files (a king castled short lands on g1,
+    ///   mirrored b1), its c-d files (castled long, or not yet castled:
+    ///   every Chess960 king starts on b-g, mirrored b-d), the second rank,
+    ///   anywhere else.
+    pub fn standard(count: usize) -> Option<KingBuckets> {
+        let bucket = |square: usize| -> u8 {
+            let (file, rank) = (square % 8, square / 8);
+            let file = file.min(7 - file); // e-h as their mirror images
+            match (count, rank) {
+                (2, 0) => 0,
+                (2, _) => 1,
+                (4, 0) => u8::from(file >= 2),
+                (4, 1) => 2,
+                (4, _) => 3,
+                _ => 0,
+            }
+        };
+        matches!(count, 1 | 2 | 4).then(|| KingBuckets { count, map: std::array::from_fn(bucket) })
+    }
+
+    /// The bucket of a king on `square` (0-63, the perspective's own view).
+    #[inline]
+    pub fn of(&self, square: usize) -> usize {
+        usize::from(self.map[square])
+    }
+
+    /// Why this layout cannot be read, if it cannot: too many buckets, a
+    /// square in no bucket, a bucket on no square, or (king-mirrored) a
+    /// square in another bucket than its mirror image.
+    fn check(&self, king_mirrored: bool) -> Result<(), String> {
+        if self.count == 0 || self.count > MAX_KING_BUCKETS {
+            return Err(format!("{} king buckets (this build reads 1 to {MAX_KING_BUCKETS})", self.count));
+        }
+        if let Some(square) = self.map.iter().position(|&b| usize::from(b) >= self.count) {
+            return Err(format!("king bucket {} on square {square}, of {}", self.map[square], self.count));
+        }
+        if let Some(bucket) = (0..self.count).find(|&b| !self.map.iter().any(|&m| usize::from(m) == b)) {
+            return Err(format!("king bucket {bucket} is on no square"));
+        }
+        if king_mirrored && (0..64).any(|sq| self.map[sq] != self.map[sq ^ 7]) {
+            return Err("a king-mirrored net's king buckets must be the same on files a-d and h-e".into());
+        }
+        Ok(())
+    }
+}
+
 /// A quantised network of any hidden size, as stored in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct QuantisedNet {
@@ -81,11 +154,13 @@ pub struct QuantisedNet {
     pub buckets: usize,
     /// [`PLAIN`] or [`KING_MIRRORED`].
     pub input_layout: u32,
+    /// Sets of feature weights by king square ([`KingBuckets::ONE`]: one).
+    pub king_buckets: KingBuckets,
     /// Centipawns per unit of the float output.
     pub scale: u32,
     /// The output layer's quantisation scale (see [`QB`]).
     pub qb: u32,
-    /// `INPUTS x hidden`, feature-major, in units of 1/QA.
+    /// `K x INPUTS x hidden`, bucket-major, then feature-major, in units of 1/QA.
     pub feature_weights: Vec<i16>,
     /// `hidden`, in units of 1/QA.
     pub feature_bias: Vec<i16>,
@@ -106,18 +181,20 @@ fn read_i16s(bytes: &[u8], at: usize, count: usize) -> Vec<i16> {
 impl QuantisedNet {
     /// The file's bytes.
     pub fn to_bytes(&self) -> Vec<u8> {
-        assert_eq!(self.feature_weights.len(), INPUTS * self.hidden);
+        let kings = self.king_buckets.count;
+        assert_eq!(self.feature_weights.len(), kings * INPUTS * self.hidden);
         assert_eq!(self.feature_bias.len(), self.hidden);
         assert_eq!(self.output_weights.len(), 2 * self.hidden * self.buckets);
         assert_eq!(self.output_bias.len(), self.buckets);
-        let mut out = Vec::with_capacity(Self::file_len(self.hidden, self.buckets));
+        let mut out = Vec::with_capacity(Self::file_len(self.hidden, self.buckets, kings));
         out.extend_from_slice(MAGIC);
         let (hidden, buckets) = (self.hidden as u32, self.buckets as u32);
         let layout = self.input_layout;
-        for word in [VERSION, INPUTS as u32, hidden, SCRELU, QA as u32, self.qb, self.scale, buckets, layout]
-        {
+        let words = [VERSION, INPUTS as u32, hidden, SCRELU, QA as u32, self.qb, self.scale, buckets, layout];
+        for word in words.into_iter().chain([kings as u32]) {
             out.extend_from_slice(&word.to_le_bytes());
         }
+        out.extend_from_slice(&self.king_buckets.map);
         for w in self.feature_weights.iter().chain(&self.feature_bias).chain(&self.output_weights) {
             out.extend_from_slice(&w.to_le_bytes());
         }
@@ -129,14 +206,15 @@ impl QuantisedNet {
         out
     }
 
-    /// The size of a file (of this build's version) with hidden size `hidden` and `buckets` output buckets.
-    pub fn file_len(hidden: usize, buckets: usize) -> usize {
-        HEADER_BYTES + Self::body_len(hidden, buckets) + 8
+    /// The size of a file (of this build's version) with hidden size
+    /// `hidden`, `buckets` output buckets and `kings` king buckets.
+    pub fn file_len(hidden: usize, buckets: usize, kings: usize) -> usize {
+        HEADER_BYTES + Self::body_len(hidden, buckets, kings) + 8
     }
 
     /// The weights' bytes.
-    fn body_len(hidden: usize, buckets: usize) -> usize {
-        2 * (INPUTS * hidden + hidden + 2 * hidden * buckets) + 4 * buckets
+    fn body_len(hidden: usize, buckets: usize, kings: usize) -> usize {
+        2 * (kings * INPUTS * hidden + hidden + 2 * hidden * buckets) + 4 * buckets
     }
 
     /// Reads a file, checking its header, its length and its checksum.
@@ -147,15 +225,21 @@ impl QuantisedNet {
         let word = |i: usize| read_u32(bytes, 8 + 4 * i);
         let (version, inputs, hidden, activation, qa, qb, scale) =
             (word(0), word(1), word(2) as usize, word(3), word(4), word(5), word(6));
-        let (header, buckets, input_layout) = match version {
-            1 => (HEADER_BYTES_OF[0], 1, PLAIN),
-            2 => (HEADER_BYTES_OF[1], word(7) as usize, PLAIN),
-            VERSION => (HEADER_BYTES, word(7) as usize, word(8)),
+        let (header, buckets, input_layout, king_buckets) = match version {
+            1 => (HEADER_BYTES_OF[0], 1, PLAIN, KingBuckets::ONE),
+            2 => (HEADER_BYTES_OF[1], word(7) as usize, PLAIN, KingBuckets::ONE),
+            3 => (HEADER_BYTES_OF[2], word(7) as usize, word(8), KingBuckets::ONE),
+            VERSION => {
+                let map = bytes[8 + 40..8 + 40 + 64].try_into().expect("64 bytes");
+                (HEADER_BYTES, word(7) as usize, word(8), KingBuckets { count: word(9) as usize, map })
+            }
             _ => return Err(format!("network format version {version}, this build reads 1 to {VERSION}")),
         };
         if input_layout != PLAIN && input_layout != KING_MIRRORED {
             return Err(format!("input layout {input_layout} (this build reads 0 and 1)"));
         }
+        king_buckets.check(input_layout == KING_MIRRORED)?;
+        let kings = king_buckets.count;
         if buckets == 0 || buckets > MAX_BUCKETS {
             return Err(format!("{buckets} output buckets (this build reads 1 to {MAX_BUCKETS})"));
         }
@@ -169,9 +253,12 @@ impl QuantisedNet {
         if scale == 0 {
             return Err("output scale 0: every position would evaluate as 0".into());
         }
-        if hidden == 0 || hidden > 1 << 16 || bytes.len() != header + Self::body_len(hidden, buckets) + 8 {
+        if hidden == 0
+            || hidden > 1 << 16
+            || bytes.len() != header + Self::body_len(hidden, buckets, kings) + 8
+        {
             return Err(format!(
-                "{} bytes: wrong length for hidden size {hidden} and {buckets} output buckets",
+                "{} bytes: wrong length for hidden size {hidden}, {buckets} output buckets and {kings} king buckets",
                 bytes.len()
             ));
         }
@@ -185,7 +272,7 @@ impl QuantisedNet {
             at += 2 * count;
             values
         };
-        let feature_weights = take(INPUTS * hidden);
+        let feature_weights = take(kings * INPUTS * hidden);
         let feature_bias = take(hidden);
         let output_weights = take(2 * hidden * buckets);
         let output_bias = (0..buckets).map(|k| read_u32(bytes, at + 4 * k) as i32).collect();
@@ -193,6 +280,7 @@ impl QuantisedNet {
             hidden,
             buckets,
             input_layout,
+            king_buckets,
             scale,
             qb,
             feature_weights,
@@ -213,6 +301,7 @@ mod tests {
             hidden,
             buckets,
             input_layout: PLAIN,
+            king_buckets: KingBuckets::ONE,
             scale: 400,
             qb: QB as u32,
             feature_weights: (0..INPUTS * hidden).map(value).collect(),
@@ -223,9 +312,11 @@ mod tests {
     }
 
     /// `net` as a file of an older `version` (1: no bucket word, one
-    /// bucket; 2: no input-layout word, plain inputs), its own checksum.
+    /// bucket; 2: no input-layout word, plain inputs; 3: no king buckets),
+    /// its own checksum.
     fn old_bytes(net: &QuantisedNet, version: u32) -> Vec<u8> {
-        assert!(net.input_layout == PLAIN && (version == 2 || net.buckets == 1));
+        assert!(net.king_buckets == KingBuckets::ONE);
+        assert!(version == 3 || (net.input_layout == PLAIN && (version == 2 || net.buckets == 1)));
         let mut bytes = net.to_bytes();
         bytes[8..12].copy_from_slice(&version.to_le_bytes());
         bytes.drain(HEADER_BYTES_OF[version as usize - 1]..HEADER_BYTES);
@@ -240,7 +331,7 @@ mod tests {
         for buckets in [1, 8] {
             let net = sample(16, buckets);
             let bytes = net.to_bytes();
-            assert_eq!(bytes.len(), QuantisedNet::file_len(16, buckets));
+            assert_eq!(bytes.len(), QuantisedNet::file_len(16, buckets, 1));
             assert_eq!(QuantisedNet::from_bytes(&bytes).unwrap(), net);
             // Truncated, a flipped weight bit, another magic, another version.
             assert!(QuantisedNet::from_bytes(&bytes[..bytes.len() - 1]).is_err());
@@ -275,21 +366,76 @@ mod tests {
 
     #[test]
     fn older_versions_still_read() {
-        for (version, buckets) in [(1, 1), (2, 1), (2, 8)] {
-            let net = sample(16, buckets);
+        let mirrored = QuantisedNet { input_layout: KING_MIRRORED, ..sample(16, 8) };
+        for (version, net) in [(1, sample(16, 1)), (2, sample(16, 1)), (2, sample(16, 8)), (3, mirrored)] {
             let old = old_bytes(&net, version);
             let header = HEADER_BYTES_OF[version as usize - 1];
-            assert_eq!(old.len(), QuantisedNet::file_len(16, buckets) - HEADER_BYTES + header);
+            assert_eq!(old.len(), QuantisedNet::file_len(16, net.buckets, 1) - HEADER_BYTES + header);
             assert_eq!(QuantisedNet::from_bytes(&old).unwrap(), net);
             // The same bytes claiming the current version lack header words: refused.
             let mut claimed = old.clone();
             claimed[8] = VERSION as u8;
             assert!(QuantisedNet::from_bytes(&claimed).is_err());
         }
-        let mirrored = QuantisedNet { input_layout: KING_MIRRORED, ..sample(16, 8) };
-        assert_eq!(QuantisedNet::from_bytes(&mirrored.to_bytes()).unwrap(), mirrored);
         let unknown = QuantisedNet { input_layout: 5, ..sample(16, 1) };
         assert!(QuantisedNet::from_bytes(&unknown.to_bytes()).unwrap_err().contains("input layout 5"));
+    }
+
+    /// `sample` with `layout`'s king buckets, each with weights of its own.
+    fn with_kings(net: QuantisedNet, layout: KingBuckets) -> QuantisedNet {
+        let rows = net.feature_weights.len();
+        let feature_weights =
+            (0..layout.count * rows).map(|i| net.feature_weights[i % rows] + (i / rows) as i16).collect();
+        QuantisedNet { king_buckets: layout, feature_weights, ..net }
+    }
+
+    #[test]
+    fn king_buckets_round_trip_and_bad_layouts_are_refused() {
+        for count in [1, 2, 4] {
+            let layout = KingBuckets::standard(count).unwrap();
+            let net = with_kings(QuantisedNet { input_layout: KING_MIRRORED, ..sample(16, 8) }, layout);
+            let bytes = net.to_bytes();
+            assert_eq!(bytes.len(), QuantisedNet::file_len(16, 8, count));
+            assert_eq!(QuantisedNet::from_bytes(&bytes).unwrap(), net);
+        }
+        let two = KingBuckets::standard(2).unwrap();
+        let mut lopsided = two;
+        lopsided.map[7] = 1 - lopsided.map[7]; // h1 apart from a1
+        let mut unused = two;
+        unused.count = 3;
+        let mut past_end = two;
+        past_end.map[9] = 2;
+        let too_many = KingBuckets { count: MAX_KING_BUCKETS + 1, ..two };
+        for (layout, mirrored, reason) in [
+            (lopsided, true, "the same on files a-d and h-e"),
+            (unused, false, "king bucket 2 is on no square"),
+            (past_end, false, "king bucket 2 on square 9"),
+            (too_many, false, "33 king buckets"),
+        ] {
+            let layout_code = if mirrored { KING_MIRRORED } else { PLAIN };
+            let mut net = with_kings(QuantisedNet { input_layout: layout_code, ..sample(16, 1) }, two);
+            net.king_buckets = layout;
+            net.feature_weights.resize(layout.count * INPUTS * 16, 0);
+            let error = QuantisedNet::from_bytes(&net.to_bytes()).unwrap_err();
+            assert!(error.contains(reason), "{error}");
+        }
+        // A plain net may tell the wings apart.
+        let plain = with_kings(sample(16, 1), lopsided);
+        assert_eq!(QuantisedNet::from_bytes(&plain.to_bytes()).unwrap(), plain);
+    }
+
+    #[test]
+    fn the_standard_king_buckets_split_the_back_rank_and_mirror() {
+        assert_eq!(KingBuckets::standard(1), Some(KingBuckets::ONE));
+        assert_eq!(KingBuckets::standard(3), None);
+        let [two, four] = [2, 4].map(|n| KingBuckets::standard(n).unwrap());
+        for sq in 0..64 {
+            assert_eq!(two.of(sq), usize::from(sq >= 8));
+            assert_eq!(four.of(sq), four.of(sq ^ 7));
+        }
+        // a1 b1 | c1 d1 | rank 2 | beyond, as the layout's comment says.
+        assert_eq!([0, 1, 2, 3, 8, 15, 16, 63].map(|sq| four.of(sq)), [0, 0, 1, 1, 2, 2, 3, 3]);
+        assert_eq!([6, 7, 5, 4].map(|sq| four.of(sq)), [0, 0, 1, 1]);
     }
 
     #[test]

@@ -6,9 +6,12 @@
 //!   with the square flipped vertically for Black's perspective
 //!   ([`feature`]), so that each side sees the board from its own side. A
 //!   king-mirrored net ([`format::KING_MIRRORED`]) also flips the files of
-//!   a perspective whose king stands on files e-h ([`Network::file_mask`]);
+//!   a perspective whose king stands on files e-h ([`Network::view`]);
 //!   that perspective is refreshed whenever its king crosses between the d
-//!   and e files (a Chess960 castle can do that too).
+//!   and e files (a Chess960 castle can do that too). A net with king
+//!   buckets ([`format::KingBuckets`]) has a set of rows per bucket; a
+//!   perspective reads its king's bucket's, and is refreshed when its king
+//!   changes bucket ([`Network::view`] covers both).
 //! * The two accumulators (`bias + sum of active rows`) are kept per thread
 //!   along the search ([`AccumulatorStack`]): updated lazily, when a node is
 //!   evaluated, from the nearest computed ancestor by diffing the piece
@@ -35,7 +38,7 @@ use once_cell::sync::Lazy;
 use shakmaty::{Board, Color, Piece, Square};
 
 pub use accumulator::{Accumulator, AccumulatorStack};
-pub use format::{INPUTS, KING_MIRRORED, QA, QB, QuantisedNet, output_bucket};
+pub use format::{INPUTS, KING_MIRRORED, KingBuckets, QA, QB, QuantisedNet, output_bucket};
 
 // `HIDDEN`, the embedded net's width (written by `build.rs`).
 include!(concat!(env!("OUT_DIR"), "/hidden.rs"));
@@ -52,11 +55,31 @@ pub fn feature(perspective: Color, piece: Piece, square: Square) -> usize {
 #[derive(Clone)]
 pub struct Aligned<T>(pub T);
 
+/// Which rows a perspective reads on a board: `base + (feature ^ mask)`,
+/// `base` its king bucket's first row, `mask` 7 when a king-mirrored net
+/// flips its files. When it changes, so do all the perspective's rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct View {
+    /// The first row of the perspective's king bucket (bucket x [`INPUTS`]).
+    pub base: usize,
+    /// What every feature index is xored with: 0, or 7 (files a-h flipped).
+    pub mask: usize,
+}
+
+impl View {
+    /// The row of `feature` (an index of [`feature`]) in this view.
+    #[inline]
+    pub fn row(self, feature: usize) -> usize {
+        self.base + (feature ^ self.mask)
+    }
+}
+
 /// A network in the layout this build evaluates.
 #[derive(Clone)]
 pub struct Network {
-    /// Row `f` is feature `f`'s contribution to an accumulator.
-    pub feature_weights: Box<Aligned<[[i16; HIDDEN]; INPUTS]>>,
+    /// Row `b x INPUTS + f` is feature `f`'s contribution to an
+    /// accumulator in king bucket `b` (see [`Network::view`]).
+    pub feature_weights: Vec<Aligned<[i16; HIDDEN]>>,
     pub feature_bias: Aligned<[i16; HIDDEN]>,
     /// Per output bucket: the side to move's accumulator's weights, then
     /// the other side's.
@@ -67,8 +90,10 @@ pub struct Network {
     pub scale: i32,
     /// The output layer's quantisation scale, the file's own (see [`QB`]).
     pub qb: i32,
-    /// King-side mirroring of the inputs (see [`Network::file_mask`]).
+    /// King-side mirroring of the inputs (see [`Network::view`]).
     pub king_mirrored: bool,
+    /// The sets of feature rows by king square (see [`Network::view`]).
+    pub king_buckets: KingBuckets,
     /// The FNV-free short name of the file, for `info string` and `eval`.
     pub name: String,
 }
@@ -98,10 +123,15 @@ impl Network {
         if file.hidden != HIDDEN {
             return Err(format!("hidden size {}, this build evaluates {HIDDEN}", file.hidden));
         }
-        let mut feature_weights = Box::new(Aligned([[0i16; HIDDEN]; INPUTS]));
-        for (row, chunk) in feature_weights.0.iter_mut().zip(file.feature_weights.chunks_exact(HIDDEN)) {
-            row.copy_from_slice(chunk);
-        }
+        let feature_weights = file
+            .feature_weights
+            .chunks_exact(HIDDEN)
+            .map(|chunk| {
+                let mut row = Aligned([0i16; HIDDEN]);
+                row.0.copy_from_slice(chunk);
+                row
+            })
+            .collect();
         let mut feature_bias = Aligned([0i16; HIDDEN]);
         feature_bias.0.copy_from_slice(&file.feature_bias);
         let output_weights = file
@@ -130,6 +160,7 @@ impl Network {
             scale: file.scale as i32,
             qb: file.qb as i32,
             king_mirrored: file.input_layout == KING_MIRRORED,
+            king_buckets: file.king_buckets,
             name: name.to_string(),
         })
     }
@@ -141,26 +172,31 @@ impl Network {
         Network::from_bytes(&bytes, name)
     }
 
-    /// What `perspective`'s input indices are xored with on `board`: 7
-    /// (every square's file flipped, a-h) when the net is king-mirrored and
-    /// that side's king stands on files e-h, else 0. The file is the low
-    /// three bits of every index, in both perspectives.
-    pub fn file_mask(&self, board: &Board, perspective: Color) -> usize {
-        // The plain layout (every shipped net so far) never looks at the king.
-        if !self.king_mirrored {
-            return 0;
+    /// The rows `perspective` reads on `board`: with king-side mirroring,
+    /// every square's file flipped (mask 7) while its king stands on files
+    /// e-h; with king buckets, the rows of the bucket of its king's square
+    /// as it sees it (files flipped too). The file is the low three bits
+    /// of every index, in both perspectives.
+    #[inline]
+    pub fn view(&self, board: &Board, perspective: Color) -> View {
+        // A plain net of one bucket never looks at the king.
+        if !self.king_mirrored && self.king_buckets.count == 1 {
+            return View { base: 0, mask: 0 };
         }
-        let on_king_side = board.king_of(perspective).is_some_and(|king| king.file() >= shakmaty::File::E);
-        if on_king_side { 7 } else { 0 }
+        // A board without this king (only in tests) reads as one on a1.
+        let king = board.king_of(perspective).map_or(0, |king| king as usize);
+        let own = if perspective == Color::White { king } else { king ^ 56 };
+        let mask = if self.king_mirrored && own & 7 >= 4 { 7 } else { 0 };
+        View { base: self.king_buckets.of(own ^ mask) * INPUTS, mask }
     }
 
     /// A fresh accumulator for `board` from `perspective`.
     pub fn refresh(&self, board: &Board, perspective: Color, out: &mut [i16; HIDDEN]) {
         *out = self.feature_bias.0;
-        let mask = self.file_mask(board, perspective);
+        let view = self.view(board, perspective);
         for square in board.occupied() {
             let piece = board.piece_at(square).expect("an occupied square");
-            simd::add(out, &self.feature_weights.0[feature(perspective, piece, square) ^ mask]);
+            simd::add(out, &self.feature_weights[view.row(feature(perspective, piece, square))].0);
         }
     }
 
@@ -213,6 +249,26 @@ impl Network {
     }
 }
 
+/// `net` with `layout`'s king buckets, bucket `b`'s rows `net`'s own
+/// nudged by a pattern of their own (up to 4 units), so that reading
+/// another bucket's rows changes the evaluation.
+#[cfg(test)]
+pub(crate) fn with_king_buckets(net: &Network, layout: KingBuckets) -> Network {
+    let mut rows = Vec::with_capacity(layout.count * INPUTS);
+    for bucket in 0..layout.count {
+        for (f, row) in net.feature_weights[..INPUTS].iter().enumerate() {
+            let mut row = row.clone();
+            if bucket > 0 {
+                for (j, w) in row.0.iter_mut().enumerate() {
+                    *w += ((j * 13 + f * 7 + bucket * 5) % 9) as i16 - 4;
+                }
+            }
+            rows.push(row);
+        }
+    }
+    Network { feature_weights: rows, king_buckets: layout, ..net.clone() }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,12 +296,16 @@ mod tests {
 
     #[test]
     fn a_colour_flipped_position_gets_the_same_evaluation() {
-        let net = embedded();
-        for fen in [
-            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
-            "4k3/5pp1/4b3/8/8/4B3/5PPP/6K1 b - - 0 1",
-            "1r2k1r1/pbppnp1p/1b3P2/8/Q7/B1PB1q2/P4PPP/3RK1R1 w GDgb - 0 1",
-        ] {
+        let mut bucketed = with_king_buckets(&embedded(), KingBuckets::standard(4).unwrap());
+        bucketed.king_mirrored = true;
+        for (net, fen) in [&*embedded(), &bucketed].into_iter().flat_map(|net| {
+            [
+                "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+                "4k3/5pp1/4b3/8/8/4B3/5PPP/6K1 b - - 0 1",
+                "1r2k1r1/pbppnp1p/1b3P2/8/Q7/B1PB1q2/P4PPP/3RK1R1 w GDgb - 0 1",
+            ]
+            .map(|fen| (net, fen))
+        }) {
             let pos = position(fen);
             let mut mirrored = pos.board().clone();
             mirrored.mirror();
@@ -284,6 +344,33 @@ mod tests {
             }
         }
         assert!(plain_differences >= 2, "the plain net sees only {plain_differences} differences");
+    }
+
+    #[test]
+    fn a_king_reads_its_buckets_rows() {
+        let plain = embedded();
+        let four = KingBuckets::standard(4).unwrap();
+        let mut bucketed = with_king_buckets(&plain, four);
+        bucketed.king_mirrored = true;
+        // White's king on g1 is mirrored to b1 (bucket 0), Black's on c8
+        // is its own c1 (bucket 1); then both kings step up a rank.
+        let castled = position("2kr3r/ppp2ppp/2n5/3q4/3P4/2P2N2/PP3PPP/R2Q1RK1 w - - 0 1");
+        let view = |pos: &Chess, color| bucketed.view(pos.board(), color);
+        assert_eq!(view(&castled, Color::White), View { base: 0, mask: 7 });
+        assert_eq!(view(&castled, Color::Black), View { base: INPUTS, mask: 0 });
+        let stepped = position("3r3r/pppk1ppp/2n5/3q4/3P4/2P2N2/PP3PPK/R2Q1R2 w - - 0 1");
+        assert_eq!(view(&stepped, Color::White), View { base: 2 * INPUTS, mask: 7 });
+        assert_eq!(view(&stepped, Color::Black), View { base: 2 * INPUTS, mask: 0 });
+        // Bucket 0's rows are the plain net's: the same evaluation there,
+        // another one where a king reads another bucket.
+        let unmirrored = Network { king_mirrored: false, ..bucketed.clone() };
+        let kings_on_back_rank_a_b = position("1k6/p7/8/8/8/8/P7/1K6 w - - 0 1");
+        let eval = |net: &Network, pos: &Chess| net.evaluate_board(pos.board(), pos.turn());
+        assert_eq!(eval(&unmirrored, &kings_on_back_rank_a_b), eval(&plain, &kings_on_back_rank_a_b));
+        assert_ne!(
+            eval(&bucketed, &stepped),
+            eval(&Network { king_mirrored: true, ..(*plain).clone() }, &stepped)
+        );
     }
 
     #[test]
