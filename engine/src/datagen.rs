@@ -1,7 +1,7 @@
 //! `backrank datagen`: self-play games for training the network.
 //!
-//! * Openings: half Chess960, three tenths DFRC (two different back
-//!   ranks), a fifth classical chess (start 518), then `plies` to
+//! * Openings: a fifth classical chess (start 518), `dfrc` tenths DFRC
+//!   (two different back ranks; 3 unless told), the rest Chess960, then `plies` to
 //!   `plies + 4` random legal plies; starts the search scores beyond
 //!   [`MAX_START_SCORE`] are skipped.
 //! * Moves: a soft node limit (the iteration that passes `nodes` is
@@ -32,12 +32,12 @@ use backrank_util::args::KeyValues;
 use backrank_util::rng::SplitMix;
 
 use crate::engine::Engine;
-use crate::openings::{Starts, random_opening};
+use crate::openings::{DEFAULT_DFRC_TENTHS, DEFAULT_MIX, MAX_DFRC_TENTHS, Starts, random_opening};
 use crate::resumable::ResumableWriter;
 
 /// The usage line of `backrank datagen`.
 pub const USAGE: &str = "backrank datagen [out <file>] [games <n>] [nodes <n>] [threads <n>] [plies <n>] [seed <n>] \
-                         [format binary|text]";
+                         [dfrc <tenths, 0-8>] [format binary|text]";
 
 /// What `backrank datagen` does; every field has a command-line key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,6 +52,8 @@ pub struct Config {
     /// Fewest random plies played from the start position (up to four more).
     pub random_plies: u32,
     pub seed: u64,
+    /// The start positions (`dfrc`: the tenths of them that are DFRC).
+    pub starts: Starts,
     /// Text lines instead of binary games.
     pub text: bool,
 }
@@ -65,6 +67,7 @@ impl Default for Config {
             threads: 2,
             random_plies: 8,
             seed: 1,
+            starts: DEFAULT_MIX,
             text: false,
         }
     }
@@ -73,7 +76,7 @@ impl Default for Config {
 impl Config {
     /// Reads `key value` pairs.
     pub fn parse(args: &[&str]) -> Result<Config, String> {
-        let keys = ["out", "games", "nodes", "threads", "plies", "seed", "format"];
+        let keys = ["out", "games", "nodes", "threads", "plies", "seed", "dfrc", "format"];
         let args = KeyValues::parse(args, &keys, USAGE)?;
         let default = Config::default();
         let text = match args.text("format") {
@@ -81,6 +84,10 @@ impl Config {
             Some("text") => true,
             Some(other) => return Err(format!("unknown format '{other}'\n{USAGE}")),
         };
+        let dfrc_tenths = args.get("dfrc", DEFAULT_DFRC_TENTHS)?;
+        if dfrc_tenths > MAX_DFRC_TENTHS {
+            return Err(format!("dfrc {dfrc_tenths}: 0 to {MAX_DFRC_TENTHS} tenths\n{USAGE}"));
+        }
         Ok(Config {
             out: args.text("out").map_or(default.out, PathBuf::from),
             games: args.get("games", default.games)?,
@@ -88,6 +95,7 @@ impl Config {
             threads: args.get("threads", default.threads)?.clamp(1, 256),
             random_plies: args.get("plies", default.random_plies)?.min(40),
             seed: args.get("seed", default.seed)?,
+            starts: Starts::Mixed { dfrc_tenths },
             text,
         })
     }
@@ -187,7 +195,7 @@ pub(crate) fn move_limits(nodes: u64) -> Limits {
 /// Plays game `number`; `None` when its start was unusable.
 fn play_game(engine: &mut Engine, config: &Config, number: u64) -> Option<Game> {
     let mut rng = SplitMix(config.seed ^ number.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let start = random_opening(&mut rng, Starts::Mixed, config.random_plies)?;
+    let start = random_opening(&mut rng, config.starts, config.random_plies)?;
     engine.new_game();
     engine.set_root(start.clone());
     let limits = move_limits(config.nodes);
@@ -241,6 +249,10 @@ mod tests {
         assert!(Config::parse(&["games", "many"]).is_err());
         assert!(Config::parse(&["colour", "blue"]).is_err());
         assert!(Config::parse(&["format", "csv"]).is_err());
+        assert_eq!(config.starts, DEFAULT_MIX);
+        let dfrc = Config::parse(&["dfrc", "6"]).unwrap();
+        assert_eq!(dfrc.starts, Starts::Mixed { dfrc_tenths: 6 });
+        assert!(Config::parse(&["dfrc", "9"]).unwrap_err().contains("0 to 8"));
     }
 
     /// A scratch folder with a file of two quick games: the folder, the

@@ -13,21 +13,38 @@ use crate::frc;
 /// Which start positions to draw from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Starts {
-    /// Half Chess960, three tenths DFRC (two different back ranks), a
-    /// fifth classical chess (start 518): what `datagen` plays.
-    Mixed,
+    /// A fifth classical chess (start 518), `dfrc_tenths` tenths DFRC (two
+    /// different back ranks), the rest Chess960: what `datagen` plays
+    /// (`dfrc 3` unless told: half Chess960, three tenths DFRC).
+    Mixed {
+        /// Tenths of the starts that are DFRC, 0 to [`MAX_DFRC_TENTHS`].
+        dfrc_tenths: u32,
+    },
     /// Classical chess only: what a `-variant standard` game can start from.
     Classical,
 }
 
+/// The largest DFRC share of [`Starts::Mixed`]: the other two tenths are
+/// classical chess.
+pub const MAX_DFRC_TENTHS: u32 = 8;
+
+/// The DFRC share `datagen` plays unless told (`dfrc`), in tenths.
+pub const DEFAULT_DFRC_TENTHS: u32 = 3;
+
+/// The mix `datagen` plays unless told.
+pub const DEFAULT_MIX: Starts = Starts::Mixed { dfrc_tenths: DEFAULT_DFRC_TENTHS };
+
 /// A start drawn from `starts`.
 pub fn random_start(rng: &mut SplitMix, starts: Starts) -> Chess {
-    if starts == Starts::Classical {
+    let Starts::Mixed { dfrc_tenths } = starts else {
         return Chess::default();
-    }
+    };
+    // One draw of a tenth picks the kind (the same draws at every share):
+    // below 2 classical, from 10 - dfrc_tenths DFRC, else Chess960.
     let kind = rng.below(10);
     let white = if kind < 2 { 518 } else { rng.below(u64::from(frc::COUNT)) as u32 };
-    let black = if kind < 7 { white } else { rng.below(u64::from(frc::COUNT)) as u32 };
+    let same_sides = kind < 10 - u64::from(dfrc_tenths.min(MAX_DFRC_TENTHS));
+    let black = if same_sides { white } else { rng.below(u64::from(frc::COUNT)) as u32 };
     frc::position(white, black).expect("numbers below COUNT")
 }
 
@@ -84,10 +101,10 @@ mod tests {
     #[test]
     fn mixed_openings_are_varied_legal_and_deterministic() {
         let starts: Vec<Chess> =
-            (0..200).filter_map(|n| random_opening(&mut SplitMix(n), Starts::Mixed, 8)).collect();
+            (0..200).filter_map(|n| random_opening(&mut SplitMix(n), DEFAULT_MIX, 8)).collect();
         assert!(starts.len() > 190);
         let again: Vec<Chess> =
-            (0..200).filter_map(|n| random_opening(&mut SplitMix(n), Starts::Mixed, 8)).collect();
+            (0..200).filter_map(|n| random_opening(&mut SplitMix(n), DEFAULT_MIX, 8)).collect();
         assert_eq!(starts, again);
         assert!(starts.iter().all(|p| (8..=12).contains(&plies(p))));
         // Classical games among them: king on e1 and all four rights.
@@ -99,6 +116,34 @@ mod tests {
             })
             .count();
         assert!((10..100).contains(&classical), "{classical}");
+    }
+
+    #[test]
+    fn the_dfrc_share_is_what_was_asked() {
+        // DFRC: the back ranks differ (Black's is not White's mirror image).
+        let is_dfrc = |pos: &Chess| {
+            let board = pos.board();
+            (0..8).any(|file| {
+                let (white, black) = (Square::new(file), Square::new(file + 56));
+                board.role_at(white) != board.role_at(black)
+            })
+        };
+        let share = |dfrc_tenths| {
+            let mix = Starts::Mixed { dfrc_tenths };
+            (0..2000).filter(|&n| is_dfrc(&random_start(&mut SplitMix(n), mix))).count()
+        };
+        let (none, default, most) = (share(0), share(3), share(MAX_DFRC_TENTHS));
+        assert_eq!(none, 0);
+        assert!((500..700).contains(&default), "{default}");
+        assert!((1500..1700).contains(&most), "{most}");
+        // The default draws exactly what it drew before the share was a setting.
+        for n in 0..200 {
+            let mut rng = SplitMix(n);
+            let kind = rng.below(10);
+            let white = if kind < 2 { 518 } else { rng.below(u64::from(frc::COUNT)) as u32 };
+            let black = if kind < 7 { white } else { rng.below(u64::from(frc::COUNT)) as u32 };
+            assert_eq!(random_start(&mut SplitMix(n), DEFAULT_MIX), frc::position(white, black).unwrap());
+        }
     }
 
     #[test]
@@ -116,7 +161,7 @@ mod tests {
         assert!(all_rights > 10, "{all_rights}");
         // The mixed starts castle with other rooks too.
         let other_rooks = (0..50)
-            .filter_map(|n| random_opening(&mut SplitMix(n), Starts::Mixed, 8))
+            .filter_map(|n| random_opening(&mut SplitMix(n), DEFAULT_MIX, 8))
             .filter(|pos| !(pos.castles().castling_rights() & !corners).is_empty())
             .count();
         assert!(other_rooks > 10, "{other_rooks}");
