@@ -105,6 +105,20 @@ def load_params(args):
     return params
 
 
+def apply_defaults(path, values):
+    """Rewrites each `NAME = DEFAULT, MIN..=MAX;` declaration of `path` with
+    the value given for NAME; every name must be declared exactly once."""
+    with open(path) as f:
+        text = f.read()
+    for name, value in values.items():
+        text, count = re.subn(rf"^(\s*{name} = )-?\d+(, -?\d+..=)", rf"\g<1>{value}\g<2>", text, flags=re.M)
+        if count != 1:
+            sys.exit(f"{name} is declared {count} times in {path}")
+    with open(path, "w") as f:
+        f.write(text)
+    print(f"wrote {len(values)} defaults to {path}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add = parser.add_argument
@@ -123,6 +137,8 @@ def main():
         "needs larger steps than OpenBench's tens of thousands of pairs)")
     add("--state", required=True, help="JSON file: progress, saved every iteration")
     add("--show", action="store_true", help="print the state's current values and stop")
+    add("--apply", metavar="PARAMS_RS", help="write the state's current values, rounded, as the defaults "
+        "in PARAMS_RS (search/src/params.rs) and stop: the build to test against the untuned one")
     args = parser.parse_args()
     params = load_params(args)
     for p in params:
@@ -140,10 +156,12 @@ def main():
         state["config"] = config
         print(f"resuming at iteration {state['k']}", flush=True)
     theta = state["theta"]
-    if args.show:
+    if args.show or args.apply:
         print(f"iteration {state['k']}/{args.iterations}, {state.get('games', 0)} games (start in brackets):")
         for p in params:
             print(f"{p.line(theta[p.name])}   [{state['start'][p.name]:g}]")
+        if args.apply:
+            apply_defaults(args.apply, {p.name: round(theta[p.name]) for p in params})
         return
     for k in range(state["k"], args.iterations):
         rng = random.Random(f"{args.seed}/{k}")   # the same signs whether resumed or not
