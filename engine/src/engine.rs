@@ -443,7 +443,8 @@ mod spsa_tests {
             assert!(engine.set_option("RFP_MARGIN", Some(refused)).is_err(), "{refused}");
         }
         assert_eq!(RFP_MARGIN.get(), 120);
-        assert_eq!(engine.set_option("RFP_MARGIN", Some("90")), Ok(None));
+        let default = RFP_MARGIN.default.to_string();
+        assert_eq!(engine.set_option("RFP_MARGIN", Some(&default)), Ok(None));
         assert_eq!(RFP_MARGIN.get(), RFP_MARGIN.default);
     }
 }

@@ -258,7 +258,10 @@ mod spsa_tests {
     fn spsa_tunables_are_listed_and_checked_as_options() {
         let listed: Vec<String> = all().map(|o| o.spec.to_string()).collect();
         assert_eq!(listed.len(), ENGINE_OPTIONS.len() + TUNABLES.len());
-        assert!(listed.contains(&"option name RFP_MARGIN type spin default 90 min 30 max 180".to_string()));
+        let default = RFP_MARGIN.default;
+        assert!(
+            listed.contains(&format!("option name RFP_MARGIN type spin default {default} min 30 max 180"))
+        );
         let row = find("rfp_margin").unwrap();
         let value = row.spec.parse_value(Some("120")).unwrap();
         assert_eq!(row.setting(&value), Setting::Tunable(RFP_MARGIN, 120));

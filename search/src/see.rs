@@ -90,23 +90,26 @@ mod tests {
 
     #[test]
     fn exchanges() {
-        // Pawn takes an undefended knight: +320.
+        let (pawn, knight) = (SEE_PAWN_VALUE.get(), SEE_KNIGHT_VALUE.get());
+        // Pawn takes an undefended knight: + knight.
         let fen = "4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1";
-        assert!(check(fen, "e4d5", 320));
-        assert!(!check(fen, "e4d5", 321));
+        assert!(check(fen, "e4d5", knight));
+        assert!(!check(fen, "e4d5", knight + 1));
         // Queen takes a pawn defended by a pawn: loses the queen for a pawn.
         let fen = "4k3/8/2p5/3p4/8/8/3Q4/4K3 w - - 0 1";
         assert!(!check(fen, "d2d5", 0));
-        // Rook takes a knight defended by a rook, backed by a second rook: +320 - 500 + 500.
+        // Rook takes a knight defended by a rook, backed by a second rook:
+        // + knight - rook + rook.
         let fen = "3rk3/8/8/3n4/8/8/3R4/3RK3 w - - 0 1";
-        assert!(check(fen, "d2d5", 320));
-        assert!(!check(fen, "d2d5", 321));
+        assert!(check(fen, "d2d5", knight));
+        assert!(!check(fen, "d2d5", knight + 1));
         // A quiet move to a square a pawn attacks loses the piece.
         let fen = "4k3/8/8/8/3p4/8/8/3NK3 w - - 0 1";
         assert!(!check(fen, "d1c3", 0));
         assert!(check(fen, "d1f2", 0));
         // A king recaptures only what nothing else defends.
         assert!(!check("4k3/4p3/8/8/8/8/8/4RK2 w - - 0 1", "e1e7", 0));
-        assert!(check("4k3/4p3/8/8/8/8/4R3/4RK2 w - - 0 1", "e2e7", 100));
+        assert!(check("4k3/4p3/8/8/8/8/4R3/4RK2 w - - 0 1", "e2e7", pawn));
+        assert!(!check("4k3/4p3/8/8/8/8/4R3/4RK2 w - - 0 1", "e2e7", pawn + 1));
     }
 }
