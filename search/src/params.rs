@@ -153,8 +153,8 @@ tunables! {
     /// Tablebase results are exact: they are stored as if searched this much deeper.
     TB_DEPTH_BONUS = 6, 0..=12;
     /// Correction histories: the weight, in 64ths, of the pawn table's
-    /// correction and of each side's non-pawn table's (64 in all: the
-    /// tables' average).
+    /// correction and of each side's non-pawn table's (64 in all would be
+    /// the tables' average; SPSA run1 chose 75).
     CORRECTION_PAWN_WEIGHT = 35, 0..=96;
     CORRECTION_NON_PAWN_WEIGHT = 20, 0..=48;
     /// Correction histories: the largest correction an entry may hold,
