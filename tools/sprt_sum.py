@@ -13,7 +13,8 @@ script does the adding, with the shared runner's own statistics
     python3 tools/sprt_sum.py --match ../shared/tools/match.py \\
         --sprt 0 5 --penta 3,40,120,52,5 ~/sprt-part2.log
 
-Each log is read from its `game N/M ... RESULT (...)` lines: games 2p+1 and
+Each log (plain, or `.xz` as the committed ones) is read from its
+`game N/M ... RESULT (...)` lines: games 2p+1 and
 2p+2 are pair p, A playing White in the first. A pair with one game
 missing (the run was stopped between them) is left out. `--penta` adds the
 counts of earlier sittings, `[LL, LD, DD/WL, WD, WW]` as the runner prints
@@ -23,6 +24,7 @@ needs.
 """
 import argparse
 import importlib.util
+import lzma
 import re
 
 GAME = re.compile(r"^game (\d+)/\d+ .* (1-0|0-1|1/2-1/2) \(.*\) opening#\d+\s*$")
@@ -40,7 +42,8 @@ def load_runner(path):
 def log_pentanomial(path):
     """Pentanomial counts of the complete pairs in one match.py log, A's side."""
     a_scores = {}
-    with open(path, errors="replace") as log:
+    opener = lzma.open if path.endswith(".xz") else open
+    with opener(path, "rt", errors="replace") as log:
         for line in log:
             found = GAME.match(line)
             if found:
@@ -59,7 +62,7 @@ def main():
     parser.add_argument("--sprt", nargs=2, type=float, metavar=("ELO0", "ELO1"), required=True)
     parser.add_argument("--penta", action="append", default=[],
                         help="earlier counts LL,LD,DD,WD,WW (repeatable)")
-    parser.add_argument("logs", nargs="*", help="match.py logs")
+    parser.add_argument("logs", nargs="*", help="match.py logs (plain or .xz)")
     args = parser.parse_args()
     runner = load_runner(args.match)
     total = [0] * 5
