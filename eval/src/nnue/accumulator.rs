@@ -9,15 +9,20 @@
 //! move (castling in every Chess960 shape, en passant and promotions are
 //! all just changed squares) and no invalidation by the search: a stale
 //! source only costs a longer diff. Past [`REFRESH_AT`] changes the entry
-//! is rebuilt from scratch instead, and so is a perspective whose rows
-//! changed ([`Network::view`]: its king changed wings in a king-mirrored
-//! net, or changed king bucket).
+//! is rebuilt instead, and so is a perspective whose rows changed
+//! ([`Network::view`]: its king changed wings in a king-mirrored net, or
+//! changed king bucket).
+//!
+//! A rebuild starts from the refresh cache (a "Finny table"): per view and
+//! perspective, the accumulator of the last board rebuilt there, brought
+//! to this board by the same diff. A king that steps back into a bucket it
+//! left a few moves ago costs a few rows instead of every piece's.
 
 use std::sync::Arc;
 
 use shakmaty::{Board, Color, Piece};
 
-use super::{Aligned, HIDDEN, Network, feature, simd};
+use super::{Aligned, HIDDEN, INPUTS, Network, View, feature, simd};
 
 /// More changed features than this, and a refresh is cheaper.
 const REFRESH_AT: usize = 24;
@@ -41,6 +46,42 @@ impl Default for Accumulator {
 pub struct AccumulatorStack {
     net: Arc<Network>,
     entries: Vec<Accumulator>,
+    /// The refresh cache: `[view key][perspective]` ([`view_key`]).
+    cache: Vec<[CachedRefresh; 2]>,
+    /// Rebuilds served from the cache by a diff (for tests and profiles).
+    cache_hits: u64,
+}
+
+/// One perspective's accumulator in one view, for the board it was last
+/// rebuilt for (`None`: never).
+#[derive(Clone)]
+struct CachedRefresh {
+    values: Aligned<[i16; HIDDEN]>,
+    board: Option<Board>,
+}
+
+/// The refresh cache's index of `view`: its king bucket, then its wing.
+fn view_key(view: View) -> usize {
+    view.base / INPUTS * 2 + usize::from(view.mask != 0)
+}
+
+/// An empty refresh cache for `net`: a slot for each of its views.
+fn empty_cache(net: &Network) -> Vec<[CachedRefresh; 2]> {
+    let empty = CachedRefresh { values: Aligned([0; HIDDEN]), board: None };
+    vec![[empty.clone(), empty]; net.king_buckets.count * 2]
+}
+
+/// `acc` (of one perspective, in `view`) with diff `d` applied; `side` 0 is
+/// White's perspective, 1 Black's.
+#[inline(always)]
+fn apply_diff(acc: &mut [i16; HIDDEN], net: &Network, view: View, side: usize, d: &Diff) {
+    let index = |f: usize| view.row(if side == 0 { f } else { mirrored(f) });
+    for &f in &d.added[..d.adds] {
+        simd::add(acc, &net.feature_weights[index(f)].0);
+    }
+    for &f in &d.removed[..d.removes] {
+        simd::sub(acc, &net.feature_weights[index(f)].0);
+    }
 }
 
 /// The features that differ between two boards (from White's perspective),
@@ -100,12 +141,14 @@ fn changes(from: &Board, to: &Board) -> usize {
 impl AccumulatorStack {
     /// A stack for `plies` plies (the search's deepest ply plus one) evaluating with `net`.
     pub fn new(net: Arc<Network>, plies: usize) -> AccumulatorStack {
-        AccumulatorStack { net, entries: vec![Accumulator::default(); plies.max(1)] }
+        let cache = empty_cache(&net);
+        AccumulatorStack { net, entries: vec![Accumulator::default(); plies.max(1)], cache, cache_hits: 0 }
     }
 
     /// Switches to `net` (when `EvalFile` changed it); forgets every entry.
     pub fn set_network(&mut self, net: Arc<Network>) {
         if !Arc::ptr_eq(&self.net, &net) {
+            self.cache = empty_cache(&net);
             self.net = net;
             self.entries.iter_mut().for_each(|e| e.board = None);
         }
@@ -155,30 +198,42 @@ impl AccumulatorStack {
     }
 
     fn refresh(&mut self, ply: usize, board: &Board) {
-        let [white, black] = &mut self.entries[ply].values;
-        self.net.refresh(board, Color::White, &mut white.0);
-        self.net.refresh(board, Color::Black, &mut black.0);
+        for side in 0..2 {
+            self.rebuild(ply, side, board);
+        }
+    }
+
+    /// Rebuilds one perspective (`side` 0 White's, 1 Black's) of entry
+    /// `ply` for `board`: from the refresh cache's accumulator of its view
+    /// by a diff, or from scratch when the cache has none or too far a
+    /// board; the cache keeps the result.
+    #[inline(never)]
+    fn rebuild(&mut self, ply: usize, side: usize, board: &Board) {
+        let perspective = Color::ALL[side];
+        let view = self.net.view(board, perspective);
+        let cached = &mut self.cache[view_key(view)][side];
+        match cached.board.as_ref().and_then(|old| diff(old, board)) {
+            Some(d) => {
+                apply_diff(&mut cached.values.0, &self.net, view, side, &d);
+                self.cache_hits += 1;
+            }
+            None => self.net.refresh(board, perspective, &mut cached.values.0),
+        }
+        cached.board = Some(board.clone());
+        self.entries[ply].values[side].0 = cached.values.0;
     }
 
     /// Entry `to` (for `board`) = entry `from` (for `from_board`) with the
-    /// diff applied; a perspective whose view changed is refreshed.
+    /// diff applied; a perspective whose view changed is rebuilt.
     fn apply(&mut self, from: usize, to: usize, d: &Diff, from_board: &Board, board: &Board) {
-        let net = &self.net;
-        let rows = &net.feature_weights;
         for (side, perspective) in Color::ALL.into_iter().enumerate() {
-            let view = net.view(board, perspective);
-            if view != net.view(from_board, perspective) {
-                net.refresh(board, perspective, &mut self.entries[to].values[side].0);
+            let view = self.net.view(board, perspective);
+            if view != self.net.view(from_board, perspective) {
+                self.rebuild(to, side, board);
                 continue;
             }
-            let index = |f: usize| view.row(if side == 0 { f } else { mirrored(f) });
             let mut acc = self.entries[from].values[side].0;
-            for &f in &d.added[..d.adds] {
-                simd::add(&mut acc, &rows[index(f)].0);
-            }
-            for &f in &d.removed[..d.removes] {
-                simd::sub(&mut acc, &rows[index(f)].0);
-            }
+            apply_diff(&mut acc, &self.net, view, side, d);
             self.entries[to].values[side].0 = acc;
         }
     }
@@ -231,7 +286,7 @@ mod tests {
     fn check_incremental_over_castling_suite(net: Arc<Network>) {
         let suite = include_str!("../../../tests/data/frc-castling-perft.epd");
         let (mut castles, mut en_passant, mut promotions, mut checked) = (0, 0, 0, 0);
-        let (mut wing_changes, mut bucket_changes) = (0, 0);
+        let (mut wing_changes, mut bucket_changes, mut cache_hits) = (0, 0, 0);
         let mut rng = SplitMix(7);
         for line in suite.lines().filter(|l| !l.is_empty()) {
             let fen = line.split(';').next().unwrap().trim();
@@ -268,6 +323,7 @@ mod tests {
                 assert_eq!(fast, net.evaluate_board(pos.board(), pos.turn()), "{fen} after {m:?}");
                 checked += 1;
             }
+            cache_hits += stack.cache_hits;
         }
         assert!(castles >= 200 && en_passant >= 5 && promotions >= 5, "{castles} {en_passant} {promotions}");
         assert!(checked > 3000);
@@ -275,6 +331,11 @@ mod tests {
         // a bucketed one kings change buckets.
         assert_eq!(wing_changes > 100, net.king_mirrored, "{wing_changes} wing changes");
         assert_eq!(bucket_changes > 100, net.king_buckets.count > 1, "{bucket_changes} bucket changes");
+        // Kings that come back to a view were rebuilt from the refresh
+        // cache (and still equal a refresh, above).
+        if net.king_mirrored || net.king_buckets.count > 1 {
+            assert!(cache_hits > 20, "{cache_hits} rebuilds from the cache");
+        }
     }
 
     #[test]
