@@ -6,7 +6,8 @@ A queued experiment patch adds tunables beside lines whose values a tuning
 run has since changed, so `git apply -3` leaves conflict blocks there. This
 keeps each block's tunables at the tuned values ("ours") and adds the patch's
 new tunables and their comments ("theirs"). It refuses a block where the
-tuned side holds a tunable or line the patch's side lacks.
+tuned side holds a tunable or line the patch's side lacks. Either conflict
+style (`merge.conflictStyle` merge or diff3) is read.
 
     git apply -3 search/experiments/<name>.patch
     python3 tools/params_merge.py search/src/params.rs && git add search/src/params.rs
@@ -40,8 +41,10 @@ def merge(lines):
             i += 1
             continue
         ours, theirs, i = [], [], i + 1
-        while not lines[i].startswith("======="):
+        while not lines[i].startswith(("|||||||", "=======")):
             ours.append(lines[i])
+            i += 1
+        while not lines[i].startswith("======="):  # diff3's common base
             i += 1
         i += 1
         while not lines[i].startswith(">>>>>>>"):
